@@ -1,0 +1,1 @@
+//! gogui-regress style regression runner (to be written)

@@ -1,0 +1,1 @@
+//! SGF bridge over the sgf-parse crate (to be written)
