@@ -1,1 +1,490 @@
-//! SGF bridge over the sgf-parse crate (to be written)
+//! SGF bridge for GTP `loadsgf`/`printsgf`: turns SGF text (via the sgf-parse crate) into a
+//! plain main-line record of setup stones and moves, and writes such a record back as
+//! standard FF[4] SGF. Knows nothing of boards, legality or games.
+//!
+//! Coordinates: [`SgfPoint`] is 0-based with row 0 the BOTTOM row (GTP row 1); SGF counts
+//! rows from the top, so `row = size - 1 - sgf_y`. SGF `aa` on 19x19 is GTP A19.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use sgf_parse::go::{Move as GoMove, Point as GoPoint, Prop};
+use sgf_parse::{GameTree, SgfNode as ParsedNode};
+use thiserror::Error;
+
+use crate::board::Color;
+
+/// Smallest and largest board sizes we accept from SGF.
+pub const MIN_SIZE: usize = 2;
+pub const MAX_SIZE: usize = 25;
+
+/// Board size when SZ is absent (FF[4] default for Go).
+pub const DEFAULT_SIZE: usize = 19;
+
+/// A point on the board: 0-based column from the left, 0-based row from the BOTTOM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SgfPoint {
+    pub col: u8,
+    pub row: u8,
+}
+
+/// A move of a main-line node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SgfMove {
+    Play(SgfPoint),
+    Pass,
+}
+
+/// One node of the main line. Point lists are sorted and free of duplicates.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SgfNode {
+    pub add_black: Vec<SgfPoint>,
+    pub add_white: Vec<SgfPoint>,
+    pub add_empty: Vec<SgfPoint>,
+    /// PL: who is to play next.
+    pub player: Option<Color>,
+    pub mv: Option<(Color, SgfMove)>,
+}
+
+/// The main line of the first game of an SGF collection.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SgfRecord {
+    pub size: usize,
+    pub komi: Option<f64>,
+    /// HA, only when >= 2 (HA[0] and HA[1] mean "no handicap" and read as None).
+    pub handicap: Option<u32>,
+    pub rules: Option<String>,
+    /// Main line, root first. Never empty after [`parse_record`].
+    pub nodes: Vec<SgfNode>,
+}
+
+/// Why a text could not be read as a Go game record. Messages are meant for humans.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SgfError {
+    #[error("not valid SGF: {0}")]
+    Syntax(String),
+    #[error("not a Go game: the first game tree has GM other than 1")]
+    NotGo,
+    #[error(
+        "unsupported board size SZ[{0}]: need a square board of size {MIN_SIZE} to {MAX_SIZE}"
+    )]
+    BadSize(String),
+    #[error("{prop}[{value}] is off the {size}x{size} board")]
+    OffBoard {
+        prop: String,
+        value: String,
+        size: usize,
+    },
+    #[error("invalid value in {prop}[{value}]")]
+    BadProperty { prop: String, value: String },
+    #[error("node {node} has both a black and a white move")]
+    TwoMoves { node: usize },
+}
+
+/// Parses the first game tree of an SGF collection and returns its main line (the first
+/// child at every branching). Unknown properties are ignored; so are malformed values of
+/// properties that do not affect the position (KM, HA, PL, RU...). Anything that would
+/// change the position if misread (bad size, off-board or malformed points) is an error.
+pub fn parse_record(text: &str) -> Result<SgfRecord, SgfError> {
+    let trees = sgf_parse::parse(text).map_err(|e| SgfError::Syntax(e.to_string()))?;
+    let mut trees = trees.into_iter();
+    let first = trees.next();
+    // Dismantle the rest without recursion (see `drop_tree`).
+    for tree in trees {
+        match tree {
+            GameTree::GoGame(node) => drop_tree(node),
+            GameTree::Unknown(node) => drop_tree(node),
+        }
+    }
+    let root = match first {
+        Some(GameTree::GoGame(node)) => node,
+        Some(GameTree::Unknown(node)) => {
+            drop_tree(node);
+            return Err(SgfError::NotGo);
+        }
+        None => return Err(SgfError::Syntax("no game tree".to_string())),
+    };
+    let result = convert(&root);
+    drop_tree(root);
+    result
+}
+
+/// sgf-parse's nodes own their children, so the default drop recurses once per node of a
+/// line: a long game could overflow the stack. Take the tree apart with an explicit stack.
+fn drop_tree<P: sgf_parse::SgfProp>(root: ParsedNode<P>) {
+    let mut stack = vec![root];
+    while let Some(mut node) = stack.pop() {
+        stack.append(&mut node.children);
+    }
+}
+
+fn convert(root: &ParsedNode<Prop>) -> Result<SgfRecord, SgfError> {
+    let size = read_size(root)?;
+    let mut rec = SgfRecord {
+        size,
+        komi: None,
+        handicap: None,
+        rules: None,
+        nodes: Vec::new(),
+    };
+    for prop in root.properties() {
+        match prop {
+            Prop::KM(k) if k.is_finite() => rec.komi = Some(*k),
+            // FF[3]-era or locale-damaged komi such as "6,5" or " 6.5 ".
+            Prop::Invalid(id, values) if id == "KM" => {
+                rec.komi = values
+                    .first()
+                    .and_then(|v| v.trim().replace(',', ".").parse::<f64>().ok())
+                    .filter(|k| k.is_finite());
+            }
+            Prop::HA(h) => rec.handicap = u32::try_from(*h).ok().filter(|&h| h >= 2),
+            Prop::RU(r) => {
+                let r = clean_simple_text(&r.text);
+                rec.rules = (!r.is_empty()).then_some(r);
+            }
+            _ => {}
+        }
+    }
+    for (index, node) in root.main_variation().enumerate() {
+        rec.nodes.push(convert_node(node, size, index)?);
+    }
+    Ok(rec)
+}
+
+fn read_size(root: &ParsedNode<Prop>) -> Result<usize, SgfError> {
+    let mut size = None;
+    for prop in root.properties() {
+        match prop {
+            Prop::SZ((w, h)) => {
+                if w != h {
+                    return Err(SgfError::BadSize(format!("{w}:{h}")));
+                }
+                size = Some(usize::from(*w));
+            }
+            Prop::Invalid(id, values) if id == "SZ" => {
+                let value = values.join("][");
+                // Tolerate padding such as "SZ[ 19 ]"; anything else is unusable.
+                match values.as_slice() {
+                    [v] => match v.trim().parse::<usize>() {
+                        Ok(n) => size = Some(n),
+                        Err(_) => return Err(SgfError::BadSize(value)),
+                    },
+                    _ => return Err(SgfError::BadSize(value)),
+                }
+            }
+            _ => {}
+        }
+    }
+    let size = size.unwrap_or(DEFAULT_SIZE);
+    if (MIN_SIZE..=MAX_SIZE).contains(&size) {
+        Ok(size)
+    } else {
+        Err(SgfError::BadSize(size.to_string()))
+    }
+}
+
+fn convert_node(node: &ParsedNode<Prop>, size: usize, index: usize) -> Result<SgfNode, SgfError> {
+    let mut out = SgfNode::default();
+    let (mut black, mut white, mut empty) = (HashSet::new(), HashSet::new(), HashSet::new());
+    for prop in node.properties() {
+        match prop {
+            Prop::B(m) => set_move(&mut out, Color::Black, sgf_move("B", m, size)?, index)?,
+            Prop::W(m) => set_move(&mut out, Color::White, sgf_move("W", m, size)?, index)?,
+            Prop::AB(points) => add_points(&mut black, "AB", points, size)?,
+            Prop::AW(points) => add_points(&mut white, "AW", points, size)?,
+            Prop::AE(points) => add_points(&mut empty, "AE", points, size)?,
+            Prop::PL(c) => out.player = Some(color(*c)),
+            Prop::Invalid(id, values) => match id.as_str() {
+                "B" | "W" => {
+                    let c = if id == "B" {
+                        Color::Black
+                    } else {
+                        Color::White
+                    };
+                    let mv = human_move(values, size).ok_or_else(|| SgfError::BadProperty {
+                        prop: id.clone(),
+                        value: values.join("]["),
+                    })?;
+                    set_move(&mut out, c, mv, index)?;
+                }
+                // An empty list ("AB[]") is not FF[4] but means "no stones".
+                "AB" | "AW" | "AE" if values.iter().all(|v| v.trim().is_empty()) => {}
+                "AB" | "AW" | "AE" => {
+                    return Err(SgfError::BadProperty {
+                        prop: id.clone(),
+                        value: values.join("]["),
+                    })
+                }
+                // Lenient PL: "b", "black", "White"...
+                "PL" => {
+                    out.player = match values.first().and_then(|v| v.trim().chars().next()) {
+                        Some('b' | 'B') => Some(Color::Black),
+                        Some('w' | 'W') => Some(Color::White),
+                        _ => None,
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    out.add_black = sorted(black);
+    out.add_white = sorted(white);
+    out.add_empty = sorted(empty);
+    Ok(out)
+}
+
+fn set_move(out: &mut SgfNode, c: Color, mv: SgfMove, index: usize) -> Result<(), SgfError> {
+    match out.mv {
+        // A repeated identical property (e.g. "B[dd]B[dd]") is harmless.
+        Some(prev) if prev != (c, mv) => Err(SgfError::TwoMoves { node: index }),
+        _ => {
+            out.mv = Some((c, mv));
+            Ok(())
+        }
+    }
+}
+
+fn color(c: sgf_parse::Color) -> Color {
+    match c {
+        sgf_parse::Color::Black => Color::Black,
+        sgf_parse::Color::White => Color::White,
+    }
+}
+
+fn sorted(set: HashSet<SgfPoint>) -> Vec<SgfPoint> {
+    let mut v: Vec<SgfPoint> = set.into_iter().collect();
+    v.sort_unstable();
+    v
+}
+
+fn sgf_move(prop: &str, m: &GoMove, size: usize) -> Result<SgfMove, SgfError> {
+    match m {
+        GoMove::Pass => Ok(SgfMove::Pass),
+        // FF[3] wrote passes as "tt"; on boards up to 19x19 that is not a point.
+        GoMove::Move(GoPoint { x: 19, y: 19 }) if size <= 19 => Ok(SgfMove::Pass),
+        GoMove::Move(p) => Ok(SgfMove::Play(point(prop, p, size)?)),
+    }
+}
+
+fn point(prop: &str, p: &GoPoint, size: usize) -> Result<SgfPoint, SgfError> {
+    let (x, y) = (usize::from(p.x), usize::from(p.y));
+    if x >= size || y >= size {
+        return Err(SgfError::OffBoard {
+            prop: prop.to_string(),
+            value: sgf_coord(p.x, p.y),
+            size,
+        });
+    }
+    // Both < size <= 25, so the casts are lossless.
+    Ok(SgfPoint {
+        col: x as u8,
+        row: (size - 1 - y) as u8,
+    })
+}
+
+fn add_points(
+    into: &mut HashSet<SgfPoint>,
+    prop: &str,
+    points: &HashSet<GoPoint>,
+    size: usize,
+) -> Result<(), SgfError> {
+    for p in points {
+        into.insert(point(prop, p, size)?);
+    }
+    Ok(())
+}
+
+/// GoGui and some other tools write moves in GTP form: `B[R16]`, `W[Pass]`. Such a value
+/// can never be mistaken for an SGF point (those are two letters), so accept it.
+fn human_move(values: &[String], size: usize) -> Option<SgfMove> {
+    let [value] = values else { return None };
+    let value = value.trim();
+    if value.eq_ignore_ascii_case("pass") {
+        return Some(SgfMove::Pass);
+    }
+    let mut chars = value.chars();
+    let letter = chars.next()?.to_ascii_uppercase();
+    if !letter.is_ascii_uppercase() || letter == 'I' {
+        return None;
+    }
+    let digits = chars.as_str();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut col = usize::from(letter as u8 - b'A');
+    if letter > 'I' {
+        col -= 1;
+    }
+    let row: usize = digits.parse().ok()?;
+    if col >= size || row == 0 || row > size {
+        return None;
+    }
+    Some(SgfMove::Play(SgfPoint {
+        col: col as u8,
+        row: (row - 1) as u8,
+    }))
+}
+
+/// SimpleText: every whitespace character (newlines included) becomes a space.
+fn clean_simple_text(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_whitespace() || c.is_control() {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
+fn sgf_coord(x: u8, y: u8) -> String {
+    let letter = |v: u8| match v {
+        0..=25 => char::from(b'a' + v),
+        26..=51 => char::from(b'A' + v - 26),
+        _ => '?',
+    };
+    format!("{}{}", letter(x), letter(y))
+}
+
+/// Number of nodes written per line after the root line.
+const NODES_PER_LINE: usize = 16;
+
+/// Writes `rec` as standard FF[4] SGF: root properties on the first line, then the move
+/// nodes a few per line. Passes are written `[]`, never `tt`. The text contains no empty
+/// line and no trailing newline, so it can be sent as a GTP response as is.
+/// Points and moves that do not fit the board are left out (a record from [`parse_record`]
+/// has none).
+pub fn write_record(rec: &SgfRecord) -> String {
+    let size = rec.size;
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "(;FF[4]GM[1]CA[UTF-8]AP[Tengen:{}]SZ[{}]",
+        env!("CARGO_PKG_VERSION"),
+        size
+    );
+    if let Some(k) = rec.komi.filter(|k| k.is_finite()) {
+        let _ = write!(out, "KM[{k}]");
+    }
+    if let Some(r) = &rec.rules {
+        let r = clean_simple_text(r);
+        if !r.is_empty() {
+            let _ = write!(out, "RU[{}]", escape(&r));
+        }
+    }
+    if let Some(h) = rec.handicap.filter(|&h| h >= 2) {
+        let _ = write!(out, "HA[{h}]");
+    }
+    for (i, node) in rec.nodes.iter().enumerate() {
+        if i > 0 {
+            if i % NODES_PER_LINE == 1 {
+                out.push('\n');
+            }
+            out.push(';');
+        }
+        write_points(&mut out, "AB", &node.add_black, size);
+        write_points(&mut out, "AW", &node.add_white, size);
+        write_points(&mut out, "AE", &node.add_empty, size);
+        if let Some(c) = node.player {
+            let _ = write!(out, "PL[{}]", color_letter(c));
+        }
+        let value = match node.mv {
+            Some((c, SgfMove::Pass)) => Some((c, String::new())),
+            Some((c, SgfMove::Play(p))) => to_sgf(p, size).map(|v| (c, v)),
+            None => None,
+        };
+        if let Some((c, v)) = value {
+            let _ = write!(out, "{}[{}]", color_letter(c), v);
+        }
+    }
+    out.push(')');
+    out
+}
+
+fn color_letter(c: Color) -> char {
+    match c {
+        Color::Black => 'B',
+        Color::White => 'W',
+    }
+}
+
+fn to_sgf(p: SgfPoint, size: usize) -> Option<String> {
+    let (col, row) = (usize::from(p.col), usize::from(p.row));
+    if col >= size || row >= size || size > MAX_SIZE {
+        return None;
+    }
+    Some(sgf_coord(p.col, (size - 1 - row) as u8))
+}
+
+fn write_points(out: &mut String, prop: &str, points: &[SgfPoint], size: usize) {
+    let values: Vec<String> = points.iter().filter_map(|&p| to_sgf(p, size)).collect();
+    if values.is_empty() {
+        return;
+    }
+    out.push_str(prop);
+    for v in values {
+        let _ = write!(out, "[{v}]");
+    }
+}
+
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c == ']' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    fn collect_sgf(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                collect_sgf(&path, out);
+            } else if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("sgf"))
+            {
+                out.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn corpus_parses() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
+        if !root.is_dir() {
+            eprintln!("skipping corpus test: {} not found", root.display());
+            return;
+        }
+        let mut files = Vec::new();
+        collect_sgf(&root, &mut files);
+        files.sort();
+        let mut failures = Vec::new();
+        for f in &files {
+            let bytes = std::fs::read(f).unwrap();
+            let text = String::from_utf8_lossy(&bytes);
+            if let Err(e) = parse_record(&text) {
+                failures.push(format!("{}: {e}", f.display()));
+            }
+        }
+        eprintln!("{} files, {} failures", files.len(), failures.len());
+        for f in &failures {
+            eprintln!("  {f}");
+        }
+    }
+}
