@@ -77,8 +77,6 @@ pub enum SgfError {
     },
     #[error("invalid value in {prop}[{value}]")]
     BadProperty { prop: String, value: String },
-    #[error("node {node} has both a black and a white move")]
-    TwoMoves { node: usize },
 }
 
 /// Parses the first game tree of an SGF collection and returns its main line (the first
@@ -86,16 +84,37 @@ pub enum SgfError {
 /// properties that do not affect the position (KM, HA, PL, RU...). Anything that would
 /// change the position if misread (bad size, off-board or malformed points) is an error.
 pub fn parse_record(text: &str) -> Result<SgfRecord, SgfError> {
-    let trees = sgf_parse::parse(text).map_err(|e| SgfError::Syntax(e.to_string()))?;
+    // Text before the first "(;" is not SGF: a UTF-8 byte-order mark, or prose such as
+    // "Here is the game record." (GNU Go's games/ego2.sgf). sgf-parse would read it as a
+    // property name and fail.
+    let start = find_game_start(text).ok_or_else(|| SgfError::Syntax("no game tree".into()))?;
+    let text = &text[start..];
+    let trees = match sgf_parse::parse(text) {
+        Ok(trees) => trees,
+        // Real files carry damage that sgf-parse's strict mode refuses but that does not
+        // touch the game: text after the last ')' (gunnar/rbm-bobk-200303111815.sgf ends in
+        // "---"), a missing final ')' (owl42.sgf), GM given twice in the root (which
+        // sgf-parse reports as "Unexpected property", nngs/gnugo-3.1.18-Rufus-*.sgf).
+        // Lenient mode keeps everything up to the first damage, like GNU Go's reader.
+        // Accept that only if it kept some property, so "(;" plus noise is still an error.
+        Err(strict) => {
+            let options = sgf_parse::ParseOptions {
+                lenient: true,
+                ..sgf_parse::ParseOptions::default()
+            };
+            match sgf_parse::parse_with_options(text, &options) {
+                Ok(trees) if kept_something(&trees) => trees,
+                Ok(trees) => {
+                    drop_trees(trees);
+                    return Err(SgfError::Syntax(strict.to_string()));
+                }
+                Err(_) => return Err(SgfError::Syntax(strict.to_string())),
+            }
+        }
+    };
     let mut trees = trees.into_iter();
     let first = trees.next();
-    // Dismantle the rest without recursion (see `drop_tree`).
-    for tree in trees {
-        match tree {
-            GameTree::GoGame(node) => drop_tree(node),
-            GameTree::Unknown(node) => drop_tree(node),
-        }
-    }
+    drop_trees(trees.collect());
     let root = match first {
         Some(GameTree::GoGame(node)) => node,
         Some(GameTree::Unknown(node)) => {
@@ -109,6 +128,30 @@ pub fn parse_record(text: &str) -> Result<SgfRecord, SgfError> {
     result
 }
 
+/// Byte offset of the first '(' that is followed (after optional whitespace) by ';'.
+fn find_game_start(text: &str) -> Option<usize> {
+    text.match_indices('(')
+        .map(|(i, _)| i)
+        .find(|&i| text[i + 1..].trim_start().starts_with(';'))
+}
+
+fn kept_something(trees: &[GameTree]) -> bool {
+    match trees.first() {
+        Some(GameTree::GoGame(node)) => !node.properties.is_empty(),
+        Some(GameTree::Unknown(node)) => !node.properties.is_empty(),
+        None => false,
+    }
+}
+
+fn drop_trees(trees: Vec<GameTree>) {
+    for tree in trees {
+        match tree {
+            GameTree::GoGame(node) => drop_tree(node),
+            GameTree::Unknown(node) => drop_tree(node),
+        }
+    }
+}
+
 /// sgf-parse's nodes own their children, so the default drop recurses once per node of a
 /// line: a long game could overflow the stack. Take the tree apart with an explicit stack.
 fn drop_tree<P: sgf_parse::SgfProp>(root: ParsedNode<P>) {
@@ -119,6 +162,13 @@ fn drop_tree<P: sgf_parse::SgfProp>(root: ParsedNode<P>) {
 }
 
 fn convert(root: &ParsedNode<Prop>) -> Result<SgfRecord, SgfError> {
+    // sgf-parse decides the game type from an upper-case "GM" only; "GaMe[2]" slips through.
+    if root
+        .properties()
+        .any(|p| matches!(p, Prop::GM(n) if *n != 1))
+    {
+        return Err(SgfError::NotGo);
+    }
     let size = read_size(root)?;
     let mut rec = SgfRecord {
         size,
@@ -145,8 +195,8 @@ fn convert(root: &ParsedNode<Prop>) -> Result<SgfRecord, SgfError> {
             _ => {}
         }
     }
-    for (index, node) in root.main_variation().enumerate() {
-        rec.nodes.push(convert_node(node, size, index)?);
+    for node in root.main_variation() {
+        convert_node(node, size, &mut rec.nodes)?;
     }
     Ok(rec)
 }
@@ -183,13 +233,21 @@ fn read_size(root: &ParsedNode<Prop>) -> Result<usize, SgfError> {
     }
 }
 
-fn convert_node(node: &ParsedNode<Prop>, size: usize, index: usize) -> Result<SgfNode, SgfError> {
+/// Converts one parsed node and appends it to `nodes`. A node holding both a black and a
+/// white move (GNU Go's games/buzco1.sgf ends in "B[tt]W[tt]") is not FF[4], but its
+/// meaning is plain: it becomes two nodes, moves in the order written.
+fn convert_node(
+    node: &ParsedNode<Prop>,
+    size: usize,
+    nodes: &mut Vec<SgfNode>,
+) -> Result<(), SgfError> {
     let mut out = SgfNode::default();
+    let mut moves: Vec<(Color, SgfMove)> = Vec::new();
     let (mut black, mut white, mut empty) = (HashSet::new(), HashSet::new(), HashSet::new());
     for prop in node.properties() {
         match prop {
-            Prop::B(m) => set_move(&mut out, Color::Black, sgf_move("B", m, size)?, index)?,
-            Prop::W(m) => set_move(&mut out, Color::White, sgf_move("W", m, size)?, index)?,
+            Prop::B(m) => moves.push((Color::Black, sgf_move("B", m, size)?)),
+            Prop::W(m) => moves.push((Color::White, sgf_move("W", m, size)?)),
             Prop::AB(points) => add_points(&mut black, "AB", points, size)?,
             Prop::AW(points) => add_points(&mut white, "AW", points, size)?,
             Prop::AE(points) => add_points(&mut empty, "AE", points, size)?,
@@ -205,7 +263,7 @@ fn convert_node(node: &ParsedNode<Prop>, size: usize, index: usize) -> Result<Sg
                         prop: id.clone(),
                         value: values.join("]["),
                     })?;
-                    set_move(&mut out, c, mv, index)?;
+                    moves.push((c, mv));
                 }
                 // An empty list ("AB[]") is not FF[4] but means "no stones".
                 "AB" | "AW" | "AE" if values.iter().all(|v| v.trim().is_empty()) => {}
@@ -231,18 +289,18 @@ fn convert_node(node: &ParsedNode<Prop>, size: usize, index: usize) -> Result<Sg
     out.add_black = sorted(black);
     out.add_white = sorted(white);
     out.add_empty = sorted(empty);
-    Ok(out)
-}
-
-fn set_move(out: &mut SgfNode, c: Color, mv: SgfMove, index: usize) -> Result<(), SgfError> {
-    match out.mv {
-        // A repeated identical property (e.g. "B[dd]B[dd]") is harmless.
-        Some(prev) if prev != (c, mv) => Err(SgfError::TwoMoves { node: index }),
-        _ => {
-            out.mv = Some((c, mv));
-            Ok(())
-        }
+    // A property repeated verbatim ("B[dd]B[dd]") is one move.
+    moves.dedup();
+    let mut moves = moves.into_iter();
+    out.mv = moves.next();
+    nodes.push(out);
+    for mv in moves {
+        nodes.push(SgfNode {
+            mv: Some(mv),
+            ..SgfNode::default()
+        });
     }
+    Ok(())
 }
 
 fn color(c: sgf_parse::Color) -> Color {
@@ -475,16 +533,46 @@ mod tests {
         collect_sgf(&root, &mut files);
         files.sort();
         let mut failures = Vec::new();
+        let mut failed_names = Vec::new();
         for f in &files {
-            let bytes = std::fs::read(f).unwrap();
+            let Ok(bytes) = std::fs::read(f) else {
+                continue;
+            };
             let text = String::from_utf8_lossy(&bytes);
-            if let Err(e) = parse_record(&text) {
-                failures.push(format!("{}: {e}", f.display()));
+            match parse_record(&text) {
+                Ok(rec) => {
+                    // Everything we read, we must be able to write back unchanged.
+                    let again = parse_record(&write_record(&rec));
+                    assert_eq!(again.as_ref(), Ok(&rec), "round trip of {}", f.display());
+                }
+                Err(e) => {
+                    failures.push(format!("{}: {e}", f.display()));
+                    let rel = f.strip_prefix(&root).unwrap_or(f);
+                    failed_names.push(rel.to_string_lossy().replace('\\', "/"));
+                }
             }
         }
-        eprintln!("{} files, {} failures", files.len(), failures.len());
+        eprintln!("{} SGF files, {} failures", files.len(), failures.len());
         for f in &failures {
             eprintln!("  {f}");
+        }
+        // Each of these is really not a loadable Go record:
+        // - nightmare.sgf is an empty file (0 bytes): no game tree at all.
+        // - gogui invalidmove.sgf: B[rs] on SZ[9]; GoGui's own test expects it refused.
+        // - gogui size-after-invalid-points.sgf: AB[pp] with SZ[9] given after it; the
+        //   point is off the 9x9 board wherever SZ is written (GoGui refuses it too).
+        // Every other reader edge case (BOM, prose before the game, trailing "---", missing
+        // final ')', GM twice, B and W in one node, GTP-style "B[R16]", verbose names) loads.
+        let allowed = [
+            "gnugo-regression/games/pending/nightmare.sgf",
+            "gogui-sgf/invalidmove.sgf",
+            "gogui-sgf/size-after-invalid-points.sgf",
+        ];
+        for name in &failed_names {
+            assert!(
+                allowed.contains(&name.as_str()),
+                "unexpected failure: {name}"
+            );
         }
     }
 }
