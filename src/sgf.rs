@@ -575,4 +575,444 @@ mod tests {
             );
         }
     }
+
+    fn pt(col: u8, row: u8) -> SgfPoint {
+        SgfPoint { col, row }
+    }
+
+    fn moves(rec: &SgfRecord) -> Vec<(Color, SgfMove)> {
+        rec.nodes.iter().filter_map(|n| n.mv).collect()
+    }
+
+    fn play(c: Color, col: u8, row: u8) -> (Color, SgfMove) {
+        (c, SgfMove::Play(pt(col, row)))
+    }
+
+    #[test]
+    fn coordinates_flip_rows() {
+        let rec = parse_record("(;SZ[19];B[aa];W[sa];B[as];W[ss];B[dp])").unwrap();
+        assert_eq!(rec.size, 19);
+        assert_eq!(
+            moves(&rec),
+            vec![
+                play(Color::Black, 0, 18),  // A19
+                play(Color::White, 18, 18), // T19
+                play(Color::Black, 0, 0),   // A1
+                play(Color::White, 18, 0),  // T1
+                play(Color::Black, 3, 3),   // D4
+            ]
+        );
+        let rec = parse_record("(;SZ[9];B[ai];W[ia])").unwrap();
+        assert_eq!(
+            moves(&rec),
+            vec![play(Color::Black, 0, 0), play(Color::White, 8, 8)]
+        );
+        assert_eq!(rec.nodes.len(), 3, "root plus two move nodes");
+        assert_eq!(rec.nodes[0].mv, None);
+    }
+
+    #[test]
+    fn size_defaults_to_19() {
+        let rec = parse_record("(;B[ss])").unwrap();
+        assert_eq!(rec.size, 19);
+        assert_eq!(moves(&rec), vec![play(Color::Black, 18, 0)]);
+        assert_eq!(rec.komi, None);
+        assert_eq!(rec.handicap, None);
+        assert_eq!(rec.rules, None);
+    }
+
+    #[test]
+    fn passes() {
+        let rec = parse_record("(;SZ[9];B[];W[tt])").unwrap();
+        assert_eq!(moves(&rec)[0], (Color::Black, SgfMove::Pass));
+        assert_eq!(moves(&rec)[1], (Color::White, SgfMove::Pass));
+        // tt is a pass on 19x19 too ...
+        let rec = parse_record("(;SZ[19];B[tt])").unwrap();
+        assert_eq!(moves(&rec), vec![(Color::Black, SgfMove::Pass)]);
+        // ... but a real point on boards larger than 19 (t = column 20, row 20 from top).
+        let rec = parse_record("(;SZ[21];B[tt])").unwrap();
+        assert_eq!(moves(&rec), vec![play(Color::Black, 19, 1)]);
+    }
+
+    #[test]
+    fn blank_move_value_is_an_error_not_a_guess() {
+        // "B[ ]" is neither a pass nor a point in FF[4]; we do not guess.
+        assert!(parse_record("(;SZ[9];B[ ])").is_err());
+    }
+
+    #[test]
+    fn compressed_point_lists_expand() {
+        let rec = parse_record("(;SZ[9]AB[aa:cc]AW[ee][gg:gh]AE[ii])").unwrap();
+        let root = &rec.nodes[0];
+        let mut expected = Vec::new();
+        for col in 0..3 {
+            for row in 6..9 {
+                expected.push(pt(col, row));
+            }
+        }
+        assert_eq!(root.add_black, expected);
+        assert_eq!(root.add_white, vec![pt(4, 4), pt(6, 1), pt(6, 2)]);
+        assert_eq!(root.add_empty, vec![pt(8, 0)]);
+        // Repeated points collapse.
+        let rec = parse_record("(;SZ[9]AB[aa:bb][aa][ab])").unwrap();
+        assert_eq!(rec.nodes[0].add_black.len(), 4);
+        // A rectangle reaching off the board is refused.
+        assert!(matches!(
+            parse_record("(;SZ[9]AB[hh:jj])"),
+            Err(SgfError::OffBoard { .. })
+        ));
+    }
+
+    #[test]
+    fn handicap_file() {
+        let rec = parse_record(include_str!("../tests/data/sgf/handicap4.sgf")).unwrap();
+        assert_eq!(rec.size, 19);
+        assert_eq!(rec.handicap, Some(4));
+        assert_eq!(rec.komi, Some(0.5));
+        assert_eq!(rec.rules.as_deref(), Some("Chinese"));
+        let root = &rec.nodes[0];
+        assert_eq!(
+            root.add_black,
+            vec![pt(3, 3), pt(3, 15), pt(15, 3), pt(15, 15)]
+        );
+        assert!(root.add_white.is_empty());
+        assert_eq!(root.player, Some(Color::White));
+        assert_eq!(
+            moves(&rec),
+            vec![
+                play(Color::White, 16, 13),
+                play(Color::Black, 13, 16),
+                (Color::White, SgfMove::Pass),
+                (Color::Black, SgfMove::Pass),
+            ]
+        );
+    }
+
+    #[test]
+    fn handicap_below_two_means_none() {
+        for ha in ["0", "1", "-3", "x"] {
+            let rec = parse_record(&format!("(;HA[{ha}])")).unwrap();
+            assert_eq!(rec.handicap, None, "HA[{ha}]");
+        }
+        assert_eq!(parse_record("(;HA[9])").unwrap().handicap, Some(9));
+    }
+
+    #[test]
+    fn setup_in_a_later_node_and_main_variation() {
+        let rec = parse_record(include_str!("../tests/data/sgf/setup_later.sgf")).unwrap();
+        assert_eq!(rec.size, 9);
+        assert_eq!(rec.komi, Some(7.0));
+        assert_eq!(rec.nodes.len(), 5);
+        assert_eq!(rec.nodes[1].mv, Some(play(Color::Black, 4, 4)));
+        let setup = &rec.nodes[2];
+        assert_eq!(setup.mv, None);
+        assert_eq!(
+            setup.add_white,
+            vec![pt(0, 7), pt(0, 8), pt(1, 7), pt(1, 8)]
+        );
+        assert_eq!(setup.add_empty, vec![pt(4, 4)]);
+        assert_eq!(setup.player, Some(Color::Black));
+        // First variation is the main line: B[ff] W[gg], not B[cc].
+        assert_eq!(rec.nodes[3].mv, Some(play(Color::Black, 5, 3)));
+        assert_eq!(rec.nodes[4].mv, Some(play(Color::White, 6, 2)));
+    }
+
+    #[test]
+    fn ff3_verbose_names_and_comma_komi() {
+        let rec = parse_record(include_str!("../tests/data/sgf/ff3_verbose.sgf")).unwrap();
+        assert_eq!(rec.size, 13);
+        assert_eq!(rec.komi, Some(6.5));
+        assert_eq!(rec.handicap, None);
+        assert_eq!(
+            moves(&rec),
+            vec![
+                play(Color::Black, 0, 12),
+                (Color::White, SgfMove::Pass),
+                play(Color::Black, 12, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn komi_forms() {
+        let km = |v: &str| parse_record(&format!("(;KM[{v}])")).unwrap().komi;
+        assert_eq!(km("6.5"), Some(6.5));
+        assert_eq!(km("0"), Some(0.0));
+        assert_eq!(km("-7.5"), Some(-7.5));
+        assert_eq!(km(" 7.5 "), Some(7.5));
+        assert_eq!(km("6,5"), Some(6.5));
+        assert_eq!(km("six"), None);
+        assert_eq!(km(""), None);
+        assert_eq!(km("nan"), None);
+        assert_eq!(km("inf"), None);
+        assert_eq!(parse_record("(;SZ[9])").unwrap().komi, None);
+    }
+
+    #[test]
+    fn gtp_style_moves_and_two_moves_in_a_node() {
+        let rec = parse_record("(;GM[1]SZ[19];B[R16];W[D4];B[j10];W[Pass])").unwrap();
+        assert_eq!(
+            moves(&rec),
+            vec![
+                play(Color::Black, 16, 15),
+                play(Color::White, 3, 3),
+                play(Color::Black, 8, 9),
+                (Color::White, SgfMove::Pass),
+            ]
+        );
+        assert!(parse_record("(;SZ[9];B[I5])").is_err(), "no column I");
+        assert!(parse_record("(;SZ[9];B[K5])").is_err(), "K is column 10");
+        assert!(parse_record("(;SZ[9];B[A10])").is_err());
+        // B and W in one node become two nodes, in written order.
+        let rec = parse_record("(;SZ[9];B[aa];B[tt]W[tt])").unwrap();
+        assert_eq!(rec.nodes.len(), 4);
+        assert_eq!(rec.nodes[2].mv, Some((Color::Black, SgfMove::Pass)));
+        assert_eq!(rec.nodes[3].mv, Some((Color::White, SgfMove::Pass)));
+    }
+
+    #[test]
+    fn damaged_but_readable_files() {
+        // BOM and prose before the game, junk after it.
+        let rec = parse_record("\u{feff}Game record:\n(;SZ[9];B[ee])\n---\n").unwrap();
+        assert_eq!(moves(&rec), vec![play(Color::Black, 4, 4)]);
+        // Missing final parenthesis.
+        let rec = parse_record("(;SZ[9]AW[aa]PL[B]").unwrap();
+        assert_eq!(rec.nodes[0].add_white, vec![pt(0, 8)]);
+        // GM twice in the root.
+        let rec = parse_record("(;FF[4]GM[1]GM[1]SZ[9];B[ee])").unwrap();
+        assert_eq!(rec.size, 9);
+        // Empty point list, lenient PL.
+        let rec = parse_record("(;SZ[9]AB[]PL[white])").unwrap();
+        assert!(rec.nodes[0].add_black.is_empty());
+        assert_eq!(rec.nodes[0].player, Some(Color::White));
+        // Collections: only the first game counts.
+        let rec = parse_record("(;SZ[9];B[aa])(;SZ[13];B[bb])").unwrap();
+        assert_eq!(rec.size, 9);
+    }
+
+    #[test]
+    fn invalid_files() {
+        let bad = [
+            "",
+            "garbage",
+            "this is not (an sgf file)",
+            "(;",
+            "(;\u{1}\u{2}\u{3}",
+            "(;SZ[9];B[jj])",       // off-board move
+            "(;SZ[9];W[ab];B[zz])", // off-board move later on
+            "(;SZ[9]AB[aa][jj])",   // off-board setup
+            "(;SZ[9];AE[kk])",      // off-board setup in a later node
+            "(;SZ[1])",             // too small
+            "(;SZ[0])",
+            "(;SZ[30])",    // too large
+            "(;SZ[300])",   // too large even for sgf-parse's u8
+            "(;SZ[19:13])", // not square
+            "(;SZ[nine])",
+            "(;GM[2]SZ[8])",      // chess
+            "(;GaMe[6])",         // backgammon, verbose name
+            "(;SZ[9];B[aa][bb])", // two values for a move
+            "(;SZ[9]AB[cc:aa])",  // rectangle corners swapped
+        ];
+        for text in bad {
+            let err = parse_record(text);
+            assert!(err.is_err(), "{text:?} parsed as {err:?}");
+            assert!(!err.unwrap_err().to_string().is_empty());
+        }
+        assert_eq!(parse_record("(;GM[2])"), Err(SgfError::NotGo));
+        assert!(matches!(
+            parse_record("(;SZ[19:13])"),
+            Err(SgfError::BadSize(s)) if s == "19:13"
+        ));
+        assert!(matches!(
+            parse_record("(;SZ[9];B[jj])"),
+            Err(SgfError::OffBoard { size: 9, .. })
+        ));
+        // Extremes of the accepted sizes.
+        assert_eq!(parse_record("(;SZ[2];B[bb])").unwrap().size, 2);
+        let rec = parse_record("(;SZ[25];B[yy])").unwrap();
+        assert_eq!(moves(&rec), vec![play(Color::Black, 24, 0)]);
+        assert_eq!(parse_record("(;SZ[ 13 ])").unwrap().size, 13);
+    }
+
+    #[test]
+    fn error_messages_are_readable() {
+        let e = parse_record("(;SZ[9];B[jj])").unwrap_err().to_string();
+        assert_eq!(e, "B[jj] is off the 9x9 board");
+        let e = parse_record("(;SZ[30])").unwrap_err().to_string();
+        assert!(e.contains("SZ[30]"), "{e}");
+    }
+
+    fn sample_record() -> SgfRecord {
+        SgfRecord {
+            size: 13,
+            komi: Some(6.5),
+            handicap: Some(2),
+            rules: Some("Chinese [area] \\ test".to_string()),
+            nodes: vec![
+                SgfNode {
+                    add_black: vec![pt(3, 3), pt(9, 9)],
+                    add_white: vec![pt(0, 0)],
+                    add_empty: vec![],
+                    player: Some(Color::White),
+                    mv: None,
+                },
+                SgfNode {
+                    mv: Some(play(Color::White, 0, 12)),
+                    ..SgfNode::default()
+                },
+                SgfNode {
+                    mv: Some((Color::Black, SgfMove::Pass)),
+                    ..SgfNode::default()
+                },
+                SgfNode {
+                    add_empty: vec![pt(0, 0)],
+                    add_white: vec![pt(12, 12)],
+                    player: Some(Color::Black),
+                    ..SgfNode::default()
+                },
+                SgfNode {
+                    mv: Some(play(Color::Black, 12, 0)),
+                    ..SgfNode::default()
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn write_exact_text() {
+        let text = write_record(&sample_record());
+        let expected = format!(
+            "(;FF[4]GM[1]CA[UTF-8]AP[Tengen:{}]SZ[13]KM[6.5]RU[Chinese [area\\] \\\\ test]HA[2]\
+             AB[dj][jd]AW[am]PL[W]\n;W[aa];B[];AW[ma]AE[am]PL[B];B[mm])",
+            env!("CARGO_PKG_VERSION")
+        );
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn round_trip() {
+        let rec = sample_record();
+        assert_eq!(parse_record(&write_record(&rec)), Ok(rec));
+        let minimal = SgfRecord {
+            size: 9,
+            komi: None,
+            handicap: None,
+            rules: None,
+            nodes: vec![SgfNode::default()],
+        };
+        let text = write_record(&minimal);
+        assert!(!text.contains("KM") && !text.contains("HA") && !text.contains("RU"));
+        assert_eq!(parse_record(&text), Ok(minimal));
+        // HA below 2 is not written.
+        let mut ha1 = sample_record();
+        ha1.handicap = Some(1);
+        assert!(!write_record(&ha1).contains("HA["));
+    }
+
+    /// A long game spreads over several lines, none of them empty, and the text is strict,
+    /// standard FF[4] that any SGF reader (sgfmill, GoGui, ...) accepts: sgf-parse in strict
+    /// mode with FF[3] name conversion off, and every node passes its FF[4] validation.
+    #[test]
+    fn written_text_is_standard_sgf_without_empty_lines() {
+        let mut rec = sample_record();
+        for i in 0..200u32 {
+            let c = if i % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let mv = if i % 7 == 0 {
+                SgfMove::Pass
+            } else {
+                SgfMove::Play(pt((i % 13) as u8, (i / 13 % 13) as u8))
+            };
+            rec.nodes.push(SgfNode {
+                mv: Some((c, mv)),
+                ..SgfNode::default()
+            });
+        }
+        let text = write_record(&rec);
+        assert!(text.lines().count() > 5);
+        assert!(text.lines().all(|l| !l.trim().is_empty()));
+        assert!(!text.ends_with('\n'));
+        assert!(!text.contains("tt"));
+        assert!(text.starts_with("(;FF[4]GM[1]"));
+        let options = sgf_parse::ParseOptions {
+            convert_mixed_case_identifiers: false,
+            lenient: false,
+        };
+        let trees = sgf_parse::parse_with_options(&text, &options).unwrap();
+        assert_eq!(trees.len(), 1);
+        let root = trees[0].as_go_node().unwrap();
+        let mut count = 0;
+        for node in root.main_variation() {
+            node.validate().unwrap();
+            count += 1;
+        }
+        assert_eq!(count, rec.nodes.len());
+        assert_eq!(parse_record(&text), Ok(rec));
+    }
+
+    #[test]
+    fn writer_skips_what_does_not_fit_and_cleans_text() {
+        let rec = SgfRecord {
+            size: 9,
+            komi: Some(f64::NAN),
+            handicap: None,
+            rules: Some("line one\n\nline two".to_string()),
+            nodes: vec![
+                SgfNode {
+                    add_black: vec![pt(9, 0), pt(1, 1)],
+                    ..SgfNode::default()
+                },
+                SgfNode {
+                    mv: Some(play(Color::Black, 0, 20)),
+                    ..SgfNode::default()
+                },
+            ],
+        };
+        let text = write_record(&rec);
+        assert!(!text.contains("KM"));
+        assert!(text.contains("RU[line one  line two]"), "{text}");
+        assert!(
+            text.contains("AB[bh]") && !text.contains("AB[bh]["),
+            "{text}"
+        );
+        assert!(
+            !text.contains("B[]"),
+            "an unwritable move is left out, not made a pass"
+        );
+        assert!(text.lines().all(|l| !l.trim().is_empty()));
+    }
+
+    #[test]
+    fn very_long_main_line_does_not_overflow_the_stack() {
+        let mut text = String::from("(;SZ[19]");
+        for i in 0..100_000 {
+            text.push_str(if i % 2 == 0 { ";B[]" } else { ";W[]" });
+        }
+        text.push(')');
+        // Run on a small stack to make a recursive drop fail loudly if it ever came back.
+        let handle = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || parse_record(&text).map(|r| r.nodes.len()))
+            .unwrap();
+        assert_eq!(handle.join().unwrap(), Ok(100_001));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics_on_arbitrary_text(s in "\\PC*") {
+            let _ = parse_record(&s);
+        }
+
+        #[test]
+        fn never_panics_on_sgf_like_text(s in "[(;)\\[\\]\\\\ABWESZKMHPLGtaszj0-9:. \n]{0,60}") {
+            let _ = parse_record(&format!("(;{s}"));
+            if let Ok(rec) = parse_record(&s) {
+                let again = parse_record(&write_record(&rec));
+                proptest::prop_assert_eq!(again, Ok(rec));
+            }
+        }
+    }
 }
