@@ -987,17 +987,24 @@ mod tests {
 
     #[test]
     fn very_long_main_line_does_not_overflow_the_stack() {
+        const PROBE_N: usize = 100_000;
         let mut text = String::from("(;SZ[19]");
-        for i in 0..100_000 {
+        for i in 0..PROBE_N {
             text.push_str(if i % 2 == 0 { ";B[]" } else { ";W[]" });
         }
+        let unclosed = text.clone();
         text.push(')');
         // Run on a small stack to make a recursive drop fail loudly if it ever came back.
         let handle = std::thread::Builder::new()
             .stack_size(256 * 1024)
             .spawn(move || parse_record(&text).map(|r| r.nodes.len()))
             .unwrap();
-        assert_eq!(handle.join().unwrap(), Ok(100_001));
+        assert_eq!(handle.join().unwrap(), Ok(PROBE_N + 1));
+        let handle = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || parse_record(&unclosed).map(|r| r.nodes.len()))
+            .unwrap();
+        assert_eq!(handle.join().unwrap(), Ok(PROBE_N + 1));
     }
 
     proptest::proptest! {
