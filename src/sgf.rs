@@ -83,6 +83,11 @@ pub enum SgfError {
 /// child at every branching). Unknown properties are ignored; so are malformed values of
 /// properties that do not affect the position (KM, HA, PL, RU...). Anything that would
 /// change the position if misread (bad size, off-board or malformed points) is an error.
+///
+/// Known limits, inherited from sgf-parse: a damaged file (e.g. cut off in the middle)
+/// loads the part before the damage; a property name with no upper-case letter at all
+/// ("b[aa]") is reduced to an empty name and so ignored, since FF[3] names are converted by
+/// keeping their upper-case letters ("Black" -> "B").
 pub fn parse_record(text: &str) -> Result<SgfRecord, SgfError> {
     // Text before the first "(;" is not SGF: a UTF-8 byte-order mark, or prose such as
     // "Here is the game record." (GNU Go's games/ego2.sgf). sgf-parse would read it as a
