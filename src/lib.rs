@@ -4,8 +4,14 @@
 //! `board` <- `game`/`rules`/`score` <- `playout` <- `engine` <- `gtp` <- `main`.
 
 pub mod board;
+pub mod game;
 pub mod gtp;
 pub mod regress;
+pub mod rules;
+pub mod score;
 pub mod sgf;
 
-pub use board::{Board, Cell, Color, Move, Point, MAX_SIZE};
+pub use board::{Board, Cell, Color, IllegalMove, Move, Point, MAX_SIZE};
+pub use game::{Game, SetupError};
+pub use rules::{KoRule, Rules};
+pub use score::Score;

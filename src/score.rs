@@ -1,0 +1,177 @@
+//! Area counting: stones plus empty regions bordered by one colour only, after removing the
+//! dead stones the caller names; the result in points (`B+3.5`) and in the rules' own
+//! form, stones against half the board. Knows nothing of how dead stones are judged.
+
+use crate::board::{Board, Cell, Color, Point, NUM_CELLS};
+
+/// A counted position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Score {
+    /// Board points (size squared).
+    pub points: usize,
+    /// Black stones plus empty points reached only by Black.
+    pub black_area: usize,
+    /// White stones plus empty points reached only by White.
+    pub white_area: usize,
+    /// Empty points reached by both colours or by none: dame and shared liberties in seki,
+    /// half to each side.
+    pub neutral: usize,
+    pub komi: f64,
+    /// Points given to White for handicap stones.
+    pub compensation: f64,
+}
+
+impl Score {
+    /// Black's lead in points: Black area − White area − komi − compensation.
+    pub fn margin(&self) -> f64 {
+        self.black_area as f64 - self.white_area as f64 - self.komi - self.compensation
+    }
+
+    /// The winner, or `None` for a draw.
+    pub fn winner(&self) -> Option<Color> {
+        let m = self.margin();
+        if m > 0.0 {
+            Some(Color::Black)
+        } else if m < 0.0 {
+            Some(Color::White)
+        } else {
+            None
+        }
+    }
+
+    /// The GTP / SGF form: `B+3.5`, `W+0.5`, or `0` for a draw.
+    pub fn result_string(&self) -> String {
+        let m = self.margin();
+        if m > 0.0 {
+            format!("B+{m}")
+        } else if m < 0.0 {
+            format!("W+{}", -m)
+        } else {
+            "0".to_string()
+        }
+    }
+
+    /// Black's total in stones under the rules' own counting: Black's area plus half the
+    /// neutral points, less half a stone per handicap stone returned.
+    pub fn black_stones(&self) -> f64 {
+        self.black_area as f64 + self.neutral as f64 / 2.0 - self.compensation / 2.0
+    }
+
+    /// What Black needs to win in stones: half the board plus half the komi
+    /// (19x19, komi 7.5: 180.5 + 3.75 = 184.25).
+    pub fn black_target(&self) -> f64 {
+        self.points as f64 / 2.0 + self.komi / 2.0
+    }
+
+    /// The result in the rules' own words, e.g. "Black wins by 3/4 stone".
+    pub fn in_stones(&self) -> String {
+        let d = self.black_stones() - self.black_target();
+        let who = if d > 0.0 { "Black" } else { "White" };
+        if d == 0.0 {
+            return "Draw".to_string();
+        }
+        let quarters = (d.abs() * 4.0).round() as i64;
+        let (whole, frac) = (quarters / 4, quarters % 4);
+        let frac_text = ["", "1/4", "1/2", "3/4"][frac as usize];
+        let amount = match (whole, frac) {
+            (w, 0) => format!("{w}"),
+            (0, _) => frac_text.to_string(),
+            (w, _) => format!("{w} {frac_text}"),
+        };
+        let unit = if quarters <= 4 { "stone" } else { "stones" };
+        format!("{who} wins by {amount} {unit}")
+    }
+}
+
+/// Counts `board` by area after removing the stones on `dead` points.
+pub fn area(board: &Board, dead: &[Point], komi: f64, compensation: f64) -> Score {
+    let mut cells = [Cell::Border; NUM_CELLS];
+    for p in board.points() {
+        cells[p.index()] = board.cell(p);
+    }
+    for &p in dead {
+        if board.on_board(p) {
+            cells[p.index()] = Cell::Empty;
+        }
+    }
+    let mut score = Score {
+        points: board.size() * board.size(),
+        black_area: 0,
+        white_area: 0,
+        neutral: 0,
+        komi,
+        compensation,
+    };
+    let mut done = [false; NUM_CELLS];
+    let mut stack = Vec::new();
+    for p in board.points() {
+        match cells[p.index()] {
+            Cell::Black => score.black_area += 1,
+            Cell::White => score.white_area += 1,
+            Cell::Empty if !done[p.index()] => {
+                let (mut size, mut reach) = (0usize, 0u8);
+                done[p.index()] = true;
+                stack.push(p);
+                while let Some(q) = stack.pop() {
+                    size += 1;
+                    for n in q.neighbors() {
+                        match cells[n.index()] {
+                            Cell::Black => reach |= 1,
+                            Cell::White => reach |= 2,
+                            Cell::Empty if !done[n.index()] => {
+                                done[n.index()] = true;
+                                stack.push(n);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                match reach {
+                    1 => score.black_area += size,
+                    2 => score.white_area += size,
+                    _ => score.neutral += size,
+                }
+            }
+            _ => {}
+        }
+    }
+    score
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stones_form() {
+        let s = Score {
+            points: 361,
+            black_area: 185,
+            white_area: 176,
+            neutral: 0,
+            komi: 7.5,
+            compensation: 0.0,
+        };
+        assert_eq!(s.margin(), 1.5);
+        assert_eq!(s.result_string(), "B+1.5");
+        assert_eq!(s.black_target(), 184.25);
+        assert_eq!(s.in_stones(), "Black wins by 3/4 stone");
+        let s = Score {
+            black_area: 180,
+            white_area: 181,
+            ..s
+        };
+        assert_eq!(s.result_string(), "W+8.5");
+        assert_eq!(s.in_stones(), "White wins by 4 1/4 stones");
+    }
+
+    #[test]
+    fn empty_board() {
+        let b = Board::new(9).unwrap();
+        let s = area(&b, &[], 7.5, 0.0);
+        assert_eq!((s.black_area, s.white_area, s.neutral), (0, 0, 81));
+        assert_eq!(s.result_string(), "W+7.5");
+        let s = area(&b, &[], 0.0, 0.0);
+        assert_eq!(s.result_string(), "0");
+    }
+}
