@@ -4,8 +4,10 @@
 //! `board` <- `game`/`rules`/`score` <- `playout` <- `engine` <- `gtp` <- `main`.
 
 pub mod board;
+pub mod engine;
 pub mod game;
 pub mod gtp;
+pub mod playout;
 pub mod regress;
 pub mod rules;
 pub mod score;

@@ -77,6 +77,8 @@ pub struct Board {
     ko_color: Color,
     hash: u64,
     captures: [u32; 2],
+    /// Stones on the board per colour.
+    stone_counts: [u16; 2],
 }
 
 impl std::fmt::Debug for Board {
@@ -134,6 +136,7 @@ impl Board {
             ko_color: Color::Black,
             hash: 0,
             captures: [0; 2],
+            stone_counts: [0; 2],
         };
         for row in 0..size {
             for col in 0..size {
@@ -583,6 +586,12 @@ impl Board {
     fn set_cell(&mut self, p: Point, to: Cell) {
         let from = self.cells[p.index()];
         self.cells[p.index()] = to;
+        if let Some(c) = from.color() {
+            self.stone_counts[c.index()] -= 1;
+        }
+        if let Some(c) = to.color() {
+            self.stone_counts[c.index()] += 1;
+        }
         for n in p.neighbors() {
             let nc = &mut self.neighbor_counts[n.index()];
             // Border cells' own counts are never read: wrapping keeps them harmless.
@@ -831,6 +840,12 @@ impl Board {
                         return Err(format!("pseudo-liberties wrong at {p:?}"));
                     }
                 }
+            }
+        }
+        for c in Color::BOTH {
+            let n = self.points().filter(|&p| self.get(p) == Some(c)).count();
+            if n != self.stone_count(c) {
+                return Err(format!("stone count of {c:?} wrong"));
             }
         }
         if empties != self.num_empty {

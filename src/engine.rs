@@ -1,0 +1,285 @@
+//! The engine: the game plus the move generator, its settings (seed, playouts, threads)
+//! and the clock. What GTP asks of a player lives here, in board terms (points, not
+//! vertices); no I/O and no text forms.
+
+use crate::board::{Color, Move, Point};
+use crate::game::Game;
+use crate::playout::{self, Light, PlayoutRng};
+use crate::rules::Rules;
+
+/// What the move generator answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Genmove {
+    Place(Point),
+    Pass,
+    Resign,
+}
+
+/// The time system, as GTP `time_settings` and `kgs-time_settings` give it. Seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum TimeControl {
+    /// No limit.
+    #[default]
+    None,
+    /// Sudden death: `main` seconds for the whole game.
+    Absolute { main: f64 },
+    /// Japanese byo-yomi: main time, then `periods` periods of `period_time` a move.
+    Byoyomi {
+        main: f64,
+        period_time: f64,
+        periods: u32,
+    },
+    /// Canadian: main time, then `stones` moves in every `period_time`.
+    Canadian {
+        main: f64,
+        period_time: f64,
+        stones: u32,
+    },
+}
+
+impl TimeControl {
+    /// GTP `time_settings main byo_time byo_stones` (Canadian by nature): byo_time 0 is
+    /// absolute time; byo_time > 0 with 0 stones means no limit (GTP v2 §6.3.6).
+    pub fn from_gtp(main: f64, byo_time: f64, byo_stones: u32) -> TimeControl {
+        if byo_time > 0.0 && byo_stones == 0 {
+            TimeControl::None
+        } else if byo_time == 0.0 {
+            TimeControl::Absolute { main }
+        } else {
+            TimeControl::Canadian {
+                main,
+                period_time: byo_time,
+                stones: byo_stones,
+            }
+        }
+    }
+}
+
+/// Time left for one player, as the controller last told it (`time_left`).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Clock {
+    /// Seconds left in the current period (main time or byo-yomi period).
+    pub seconds: f64,
+    /// 0 while in main time; otherwise stones (Canadian) or periods (byo-yomi) left.
+    pub stones: u32,
+}
+
+/// Engine settings from the command line.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Seed of every random choice; the same seed gives the same moves.
+    pub seed: u64,
+    /// Playouts used to judge dead stones for counting.
+    pub status_playouts: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            seed: 0x7465_6e67_656e,
+            status_playouts: 1000,
+        }
+    }
+}
+
+/// The engine behind the GTP front end.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    pub game: Game,
+    pub settings: Settings,
+    pub time_control: TimeControl,
+    pub clocks: [Option<Clock>; 2],
+    rng: PlayoutRng,
+}
+
+impl Engine {
+    /// A 19x19 engine with the given rules and settings.
+    pub fn new(rules: Rules, settings: Settings) -> Engine {
+        Engine {
+            game: Game::new(19, rules).expect("19 is a valid size"),
+            rng: PlayoutRng::seed_from_u64(settings.seed),
+            settings,
+            time_control: TimeControl::None,
+            clocks: [None; 2],
+        }
+    }
+
+    /// Picks a move for `color` in the current position without playing it: for now a
+    /// uniformly random legal move (superko included) that does not fill one of its own
+    /// single-point eyes, else pass.
+    pub fn generate(&mut self, color: Color) -> Genmove {
+        let board = self.game.board();
+        let candidates: Vec<Point> = self
+            .game
+            .legal_points(color)
+            .into_iter()
+            .filter(|&p| !board.is_eye(color, p))
+            .collect();
+        if candidates.is_empty() {
+            return Genmove::Pass;
+        }
+        let i = (self.rng.next_u64() % candidates.len() as u64) as usize;
+        Genmove::Place(candidates[i])
+    }
+
+    /// Generates a move for `color` and plays it.
+    pub fn genmove(&mut self, color: Color) -> Genmove {
+        let m = self.generate(color);
+        let mv = match m {
+            Genmove::Place(p) => Move::Place(p),
+            Genmove::Pass => Move::Pass,
+            Genmove::Resign => return m,
+        };
+        if self.game.play(color, mv).is_err() {
+            // Cannot happen: the candidates were checked. Pass rather than fail.
+            let _ = self.game.play(color, Move::Pass);
+            return Genmove::Pass;
+        }
+        m
+    }
+
+    /// How often each point ends up Black's (positive) or White's (negative) in light
+    /// playouts from the current position, in [-1, 1], indexed by point index. Seeded from
+    /// the settings and the position, so the same position always gives the same answer.
+    pub fn ownership(&self, playouts: usize) -> Vec<f64> {
+        let board = self.game.board();
+        let mut own = vec![0i32; crate::board::NUM_CELLS];
+        let mut rng = PlayoutRng::seed_from_u64(self.settings.seed ^ board.hash());
+        let to_move = self.game.to_move();
+        for _ in 0..playouts {
+            let mut b = board.clone();
+            playout::playout(&mut b, to_move, &mut Light, &mut rng);
+            for p in b.points() {
+                let v = match b.get(p) {
+                    Some(Color::Black) => 1,
+                    Some(Color::White) => -1,
+                    None => {
+                        let nb = b.neighbor_count(p, crate::board::Cell::Black);
+                        let nw = b.neighbor_count(p, crate::board::Cell::White);
+                        (nb > 0 && nw == 0) as i32 - (nw > 0 && nb == 0) as i32
+                    }
+                };
+                own[p.index()] += v;
+            }
+        }
+        own.into_iter()
+            .map(|v| v as f64 / playouts.max(1) as f64)
+            .collect()
+    }
+
+    /// The stones judged dead: chains whose points end up the opponent's in nearly every
+    /// playout. Empty when the rules count every stone as alive.
+    pub fn dead_stones(&self) -> Vec<Point> {
+        if !self.game.rules().remove_dead {
+            return Vec::new();
+        }
+        let board = self.game.board();
+        if board.stone_count(Color::Black) + board.stone_count(Color::White) == 0 {
+            return Vec::new();
+        }
+        let own = self.ownership(self.settings.status_playouts);
+        let mut dead = Vec::new();
+        let mut seen = vec![false; crate::board::NUM_CELLS];
+        for p in board.points() {
+            let Some(c) = board.get(p) else { continue };
+            if seen[p.index()] {
+                continue;
+            }
+            let chain = board.chain(p);
+            for s in &chain {
+                seen[s.index()] = true;
+            }
+            let sign = if c == Color::Black { 1.0 } else { -1.0 };
+            let mean: f64 =
+                chain.iter().map(|s| own[s.index()] * sign).sum::<f64>() / chain.len() as f64;
+            if mean < -DEAD_THRESHOLD {
+                dead.extend(chain);
+            }
+        }
+        dead.sort_unstable();
+        dead
+    }
+
+    /// Sets both clocks' time system and forgets what `time_left` said.
+    pub fn set_time_control(&mut self, tc: TimeControl) {
+        self.time_control = tc;
+        self.clocks = [None; 2];
+    }
+}
+
+/// A chain is dead when its stones end up the opponent's this much on average (ownership
+/// in [-1, 1]: 0.8 means captured in about 90% of playouts).
+const DEAD_THRESHOLD: f64 = 0.8;
+
+/// GTP v2 §4.1.1 fixed handicap placement for `n` stones on a `size` board, as 0-based
+/// (col, row) with row 0 at the bottom; `None` if that many is not defined there (sizes
+/// below 7; more than 4 on even sizes and on 7x7; fewer than 2 or more than 9).
+pub fn fixed_handicap_points(size: usize, n: usize) -> Option<Vec<(usize, usize)>> {
+    if size < 7 || !(2..=9).contains(&n) {
+        return None;
+    }
+    if (size % 2 == 0 || size == 7) && n > 4 {
+        return None;
+    }
+    let d = if size >= 13 { 3 } else { 2 };
+    let (lo, hi, mid) = (d, size - 1 - d, (size - 1) / 2);
+    let mut pts = vec![(lo, lo), (hi, hi)];
+    if n >= 3 {
+        pts.push((lo, hi));
+    }
+    if n >= 4 {
+        pts.push((hi, lo));
+    }
+    if n >= 6 {
+        pts.push((lo, mid));
+        pts.push((hi, mid));
+    }
+    if n >= 8 {
+        pts.push((mid, lo));
+        pts.push((mid, hi));
+    }
+    if n % 2 == 1 && n >= 5 {
+        pts.push((mid, mid));
+    }
+    Some(pts)
+}
+
+/// Where the engine puts `n` free handicap stones on an empty `size` board: the fixed
+/// points as far as they go, then further points spread over the board (every other
+/// point of every other line, then the rest), at most `size * size - 1` stones.
+pub fn free_handicap_points(size: usize, n: usize) -> Option<Vec<(usize, usize)>> {
+    if n < 2 || n >= size * size {
+        return None;
+    }
+    let mut pts = Vec::with_capacity(n);
+    let fixed_max = (2..=9)
+        .rev()
+        .find(|&k| fixed_handicap_points(size, k).is_some());
+    if let Some(k) = fixed_max {
+        pts = fixed_handicap_points(size, n.min(k)).unwrap_or_default();
+    }
+    let mut extra: Vec<(usize, usize)> = Vec::new();
+    for pass in 0..3 {
+        for row in 0..size {
+            for col in 0..size {
+                let on = match pass {
+                    0 => row % 2 == 1 && col % 2 == 1,
+                    1 => (row + col) % 2 == 1,
+                    _ => true,
+                };
+                if on {
+                    extra.push((col, row));
+                }
+            }
+        }
+    }
+    for q in extra {
+        if pts.len() >= n {
+            break;
+        }
+        if !pts.contains(&q) {
+            pts.push(q);
+        }
+    }
+    Some(pts)
+}
