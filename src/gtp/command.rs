@@ -573,6 +573,14 @@ fn id(input: &str) -> IResult<&str, &str> {
     terminated(digit1, alt((space1, eof))).parse(input)
 }
 
+/// The id at the start of a preprocessed line, if any: a run of digits followed by a
+/// space or the end of the line.
+pub fn line_id(line: &str) -> Option<&str> {
+    id(line.trim_start_matches(|c: char| !is_word_char(c)))
+        .ok()
+        .map(|(_, id)| id)
+}
+
 /// Parses a preprocessed, non-empty line `[id] name [args]`.
 ///
 /// A line holding only an id (or nothing) is a syntax error; a name not in the table is an
@@ -690,6 +698,15 @@ mod tests {
         assert_eq!(p.id.as_deref(), Some("12"));
         assert!(matches!(p.command, Err(ParseError::Syntax(_))));
         assert!(is_syntax(""));
+    }
+
+    #[test]
+    fn line_id_finds_only_a_leading_digit_word() {
+        assert_eq!(line_id("12 play b d4"), Some("12"));
+        assert_eq!(line_id("12"), Some("12"));
+        assert_eq!(line_id("12play"), None);
+        assert_eq!(line_id("play 12"), None);
+        assert_eq!(line_id(""), None);
     }
 
     #[test]
