@@ -382,3 +382,307 @@ where
 pub fn serve_stdio<E: Executor + ?Sized>(exec: &mut E) -> io::Result<()> {
     serve(exec, io::stdin(), io::stdout().lock())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Color;
+    use crate::gtp::parse::{GtpMove, Vertex};
+    use std::io::Cursor;
+    use std::time::{Duration, Instant};
+
+    /// How long a test command waits for a condition before giving up.
+    const PATIENCE: Duration = Duration::from_secs(10);
+
+    /// A stand-in executor: fixed answers, plus commands that wait on the context.
+    #[derive(Default)]
+    struct Dummy {
+        seen: Vec<Command>,
+    }
+
+    fn wait_for(cond: impl Fn() -> bool) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < PATIENCE {
+            if cond() {
+                return true;
+            }
+            thread::sleep(Duration::from_millis(1));
+        }
+        false
+    }
+
+    impl Executor for Dummy {
+        fn execute(&mut self, command: Command, ctx: &Context) -> Result<Reply, GtpError> {
+            self.seen.push(command.clone());
+            match command {
+                Command::Name => Ok("Dummy".into()),
+                Command::Version => Ok(Reply::new(ctx.interrupted().to_string())),
+                Command::Quit | Command::ClearBoard => Ok(Reply::empty()),
+                Command::Play(_, GtpMove::Vertex(Vertex { col, .. })) if col > 18 => {
+                    Err(GtpError::IllegalMove)
+                }
+                Command::Play(..) => Ok(Reply::empty()),
+                // Thinks until interrupted.
+                Command::Genmove(Color::Black) => Ok(if wait_for(|| ctx.interrupted()) {
+                    "pass".into()
+                } else {
+                    "timeout".into()
+                }),
+                // Thinks until another command is queued.
+                Command::Genmove(Color::White) => Ok(if wait_for(|| ctx.input_pending()) {
+                    "D4".into()
+                } else {
+                    "timeout".into()
+                }),
+                Command::Showboard => Ok("\n A B\n\n2 . .\r\n1 . .  \n\n\n".into()),
+                Command::FinalScore => Ok(Reply::new("B+0.5").and_quit()),
+                Command::Cputime => panic!("dummy executor blows up"),
+                _ => Err(GtpError::Other("not implemented".into())),
+            }
+        }
+    }
+
+    fn session(input: impl Into<Vec<u8>>) -> (String, Vec<Command>) {
+        let mut exec = Dummy::default();
+        let mut out = Vec::new();
+        let result = serve(&mut exec, Cursor::new(input.into()), &mut out);
+        assert!(result.is_ok(), "serve failed: {result:?}");
+        (
+            String::from_utf8(out).expect("responses are UTF-8"),
+            exec.seen,
+        )
+    }
+
+    fn run(input: impl Into<Vec<u8>>) -> String {
+        session(input).0
+    }
+
+    #[test]
+    fn ids_are_echoed_on_success_and_failure() {
+        assert_eq!(
+            run("12 name\n13 play b Z1\n14 play b d4\nname\n"),
+            "=12 Dummy\n\n?13 illegal move\n\n=14 \n\n= Dummy\n\n"
+        );
+    }
+
+    #[test]
+    fn unknown_command_and_syntax_error() {
+        assert_eq!(
+            run("7 foo\nbar 1 2\n8 play b\nboardsize x\n9\n"),
+            "?7 unknown command\n\n? unknown command\n\n?8 syntax error\n\n\
+             ? syntax error\n\n?9 syntax error\n\n"
+        );
+    }
+
+    #[test]
+    fn builtins_come_from_the_table() {
+        let out = run(
+            "1 protocol_version\n2 known_command play\n3 known_command foo\n\
+                       4 known_command Play\n5 list_commands\n",
+        );
+        let expected = format!(
+            "=1 2\n\n=2 true\n\n=3 false\n\n=4 false\n\n=5 {}\n\n",
+            list_commands()
+        );
+        assert_eq!(out, expected);
+        assert!(out.contains("\nquit\n"));
+    }
+
+    #[test]
+    fn builtins_do_not_reach_the_executor() {
+        let (_, seen) = session("protocol_version\nlist_commands\nknown_command x\nname\n");
+        assert_eq!(seen, vec![Command::Name]);
+    }
+
+    #[test]
+    fn comments_cr_and_tabs_are_handled() {
+        assert_eq!(
+            run("name # who are you\r\n\t3\tplay\tb\td4\t\r\n# only a comment\n"),
+            "= Dummy\n\n=3 \n\n"
+        );
+    }
+
+    #[test]
+    fn empty_and_blank_lines_are_ignored() {
+        assert_eq!(run("\n\n   \n\t\r\n\x01\nname\n\n"), "= Dummy\n\n");
+        assert_eq!(run(""), "");
+    }
+
+    #[test]
+    fn interrupt_line_gets_no_response_and_stops_a_running_command() {
+        assert_eq!(
+            run("1 genmove b\n  # interrupt \r\n2 name\n"),
+            "=1 pass\n\n=2 Dummy\n\n"
+        );
+    }
+
+    #[test]
+    fn interrupt_does_not_carry_over_to_later_commands() {
+        assert_eq!(
+            run("# interrupt\nversion\nname\n# interrupt\nversion\n"),
+            "= false\n\n= Dummy\n\n= false\n\n"
+        );
+    }
+
+    #[test]
+    fn running_command_sees_pending_input() {
+        assert_eq!(run("genmove w\nname\n"), "= D4\n\n= Dummy\n\n");
+    }
+
+    #[test]
+    fn context_without_input() {
+        let ctx = Context::new();
+        assert!(!ctx.interrupted());
+        assert!(!ctx.input_pending());
+        assert!(!ctx.input_closed());
+        let copy = ctx.clone();
+        ctx.interrupt();
+        assert!(copy.interrupted());
+    }
+
+    #[test]
+    fn huge_line_is_a_syntax_error_and_the_next_command_works() {
+        let mut input = b"5 play b ".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 2 << 20));
+        input.extend_from_slice(b"\n6 name\n");
+        assert_eq!(run(input), "?5 syntax error\n\n=6 Dummy\n\n");
+    }
+
+    #[test]
+    fn huge_line_without_newline_at_end_of_input() {
+        let input = vec![b'y'; MAX_LINE_BYTES + 10];
+        assert_eq!(run(input), "? syntax error\n\n");
+    }
+
+    #[test]
+    fn line_just_under_the_limit_is_parsed() {
+        let mut input = b"name".to_vec();
+        input.extend(std::iter::repeat_n(b' ', MAX_LINE_BYTES - 4));
+        input.push(b'\n');
+        assert_eq!(run(input), "= Dummy\n\n");
+    }
+
+    #[test]
+    fn huge_comment_or_white_space_tail_is_not_an_error() {
+        let mut input = b"1 name # ".to_vec();
+        input.extend(std::iter::repeat_n(b'z', 2 << 20));
+        input.extend_from_slice(b"\n2 name");
+        input.extend(std::iter::repeat_n(b' ', 2 << 20));
+        input.extend_from_slice(b"\r\n");
+        input.extend(std::iter::repeat_n(b'\t', 2 << 20));
+        input.extend_from_slice(b"\n3 name\n");
+        assert_eq!(run(input), "=1 Dummy\n\n=2 Dummy\n\n=3 Dummy\n\n");
+    }
+
+    #[test]
+    fn invalid_utf8_does_not_panic() {
+        assert_eq!(
+            run(b"name\xff\n4 play b d4\xc3\n\xfe\xff\n5 name\n".to_vec()),
+            "? unknown command\n\n?4 syntax error\n\n? unknown command\n\n=5 Dummy\n\n"
+        );
+    }
+
+    #[test]
+    fn quit_stops_reading() {
+        let (out, seen) = session("3 quit\nname\nclear_board\n");
+        assert_eq!(out, "=3 \n\n");
+        assert_eq!(seen, vec![Command::Quit]);
+    }
+
+    #[test]
+    fn reply_can_end_the_session() {
+        assert_eq!(run("final_score\nname\n"), "= B+0.5\n\n");
+    }
+
+    #[test]
+    fn eof_finishes_the_last_command_cleanly() {
+        assert_eq!(run("name\nplay w pass"), "= Dummy\n\n= \n\n");
+    }
+
+    #[test]
+    fn executor_panic_is_an_internal_error() {
+        assert_eq!(
+            run("1 cputime\n2 name\n"),
+            "?1 internal error\n\n=2 Dummy\n\n"
+        );
+    }
+
+    #[test]
+    fn multi_line_responses_have_no_inner_empty_line() {
+        let out = run("showboard\nname\n");
+        assert_eq!(out, "= \n A B\n \n2 . .\n1 . .\n\n= Dummy\n\n");
+    }
+
+    #[test]
+    fn format_response_framing() {
+        assert_eq!(format_response(None, &Ok(Reply::empty())), "= \n\n");
+        assert_eq!(format_response(Some("0"), &Ok("D4".into())), "=0 D4\n\n");
+        assert_eq!(
+            format_response(Some("9"), &Err(GtpError::CannotUndo)),
+            "?9 cannot undo\n\n"
+        );
+        assert_eq!(
+            format_response(None, &Err(GtpError::Other("a\n\nb\n".into()))),
+            "? a\n \nb\n\n"
+        );
+        assert_eq!(format_response(None, &Ok("x\n\n\n".into())), "= x\n\n");
+    }
+
+    /// An output that always fails with the given error kind.
+    struct FailingOutput(io::ErrorKind);
+
+    impl Write for FailingOutput {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::from(self.0))
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Err(io::Error::from(self.0))
+        }
+    }
+
+    #[test]
+    fn broken_pipe_ends_quietly() {
+        let mut exec = Dummy::default();
+        let output = FailingOutput(io::ErrorKind::BrokenPipe);
+        let result = serve(
+            &mut exec,
+            Cursor::new(b"name\nclear_board\n".to_vec()),
+            output,
+        );
+        assert!(result.is_ok());
+        assert_eq!(exec.seen, vec![Command::Name]);
+    }
+
+    #[test]
+    fn other_output_errors_are_returned() {
+        let mut exec = Dummy::default();
+        let output = FailingOutput(io::ErrorKind::Other);
+        let result = serve(&mut exec, Cursor::new(b"name\n".to_vec()), output);
+        assert!(result.is_err());
+    }
+
+    /// An input that yields some bytes, then fails.
+    struct FailingInput(Option<Vec<u8>>);
+
+    impl Read for FailingInput {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            match self.0.take() {
+                Some(data) => {
+                    let n = data.len().min(buf.len());
+                    buf[..n].copy_from_slice(&data[..n]);
+                    Ok(n)
+                }
+                None => Err(io::Error::other("disk on fire")),
+            }
+        }
+    }
+
+    #[test]
+    fn input_error_is_end_of_input() {
+        let mut exec = Dummy::default();
+        let mut out = Vec::new();
+        let input = FailingInput(Some(b"name\n".to_vec()));
+        assert!(serve(&mut exec, input, &mut out).is_ok());
+        assert_eq!(out, b"= Dummy\n\n");
+    }
+}
