@@ -1,1 +1,880 @@
-//! (to be written)
+//! The GTP command set: the typed [`Command`], the single declarative table [`COMMANDS`]
+//! (name, argument parser, example per row) that drives dispatch, `list_commands` and
+//! `known_command`, and [`parse_command`] for one preprocessed line.
+
+use std::fmt;
+
+use nom::branch::alt;
+use nom::bytes::complete::tag_no_case;
+use nom::character::complete::{digit1, space1};
+use nom::combinator::{all_consuming, eof, map, opt, value};
+use nom::multi::separated_list0;
+use nom::sequence::{preceded, terminated};
+use nom::{IResult, Parser};
+use thiserror::Error;
+
+use super::error::GtpError;
+use super::parse::{color, color_name, float, gtp_move, int, is_word_char, string, vertex};
+use super::parse::{GtpMove, Vertex};
+use crate::board::Color;
+
+/// The status argument of `final_status_list`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    Alive,
+    Dead,
+    Seki,
+}
+
+impl Status {
+    /// The GTP spelling: `alive`, `dead` or `seki`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Alive => "alive",
+            Status::Dead => "dead",
+            Status::Seki => "seki",
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The argument of `kgs-time_settings`. Times are in seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KgsTime {
+    /// `none`: no time limit.
+    None,
+    /// `absolute MAIN`: sudden death.
+    Absolute { main: u32 },
+    /// `byoyomi MAIN PERIOD_TIME PERIODS`: Japanese byo-yomi.
+    Byoyomi {
+        main: u32,
+        period_time: u32,
+        periods: u32,
+    },
+    /// `canadian MAIN PERIOD_TIME STONES`: `stones` moves per period.
+    Canadian {
+        main: u32,
+        period_time: u32,
+        stones: u32,
+    },
+}
+
+impl fmt::Display for KgsTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            KgsTime::None => f.write_str("none"),
+            KgsTime::Absolute { main } => write!(f, "absolute {main}"),
+            KgsTime::Byoyomi {
+                main,
+                period_time,
+                periods,
+            } => write!(f, "byoyomi {main} {period_time} {periods}"),
+            KgsTime::Canadian {
+                main,
+                period_time,
+                stones,
+            } => write!(f, "canadian {main} {period_time} {stones}"),
+        }
+    }
+}
+
+/// One GTP command with typed arguments. Board size is not checked here: a `Vertex` may
+/// lie off the current board and the executor must say so.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    ProtocolVersion,
+    Name,
+    Version,
+    KnownCommand(String),
+    ListCommands,
+    Quit,
+    Boardsize(u32),
+    ClearBoard,
+    Komi(f64),
+    Play(Color, GtpMove),
+    Genmove(Color),
+    RegGenmove(Color),
+    Undo,
+    /// `gg-undo [n]`: take back `n` moves (the executor picks the default for `None`).
+    GgUndo(Option<u32>),
+    FixedHandicap(u32),
+    PlaceFreeHandicap(u32),
+    /// May be empty or hold `pass`: the executor answers "bad vertex list".
+    SetFreeHandicap(Vec<GtpMove>),
+    TimeSettings {
+        main_time: u32,
+        byo_yomi_time: u32,
+        byo_yomi_stones: u32,
+    },
+    TimeLeft {
+        color: Color,
+        time: u32,
+        stones: u32,
+    },
+    KgsTimeSettings(KgsTime),
+    FinalScore,
+    FinalStatusList(Status),
+    Loadsgf {
+        file: String,
+        move_number: Option<u32>,
+    },
+    Printsgf(Option<String>),
+    Showboard,
+    Cputime,
+    IsLegal(Color, GtpMove),
+    AllLegal(Color),
+    ListStones(Color),
+    Captures(Color),
+    Countlib(Vertex),
+}
+
+impl Command {
+    /// The GTP command name, as in [`COMMANDS`] (a unit test keeps the two in step).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::ProtocolVersion => "protocol_version",
+            Command::Name => "name",
+            Command::Version => "version",
+            Command::KnownCommand(_) => "known_command",
+            Command::ListCommands => "list_commands",
+            Command::Quit => "quit",
+            Command::Boardsize(_) => "boardsize",
+            Command::ClearBoard => "clear_board",
+            Command::Komi(_) => "komi",
+            Command::Play(..) => "play",
+            Command::Genmove(_) => "genmove",
+            Command::RegGenmove(_) => "reg_genmove",
+            Command::Undo => "undo",
+            Command::GgUndo(_) => "gg-undo",
+            Command::FixedHandicap(_) => "fixed_handicap",
+            Command::PlaceFreeHandicap(_) => "place_free_handicap",
+            Command::SetFreeHandicap(_) => "set_free_handicap",
+            Command::TimeSettings { .. } => "time_settings",
+            Command::TimeLeft { .. } => "time_left",
+            Command::KgsTimeSettings(_) => "kgs-time_settings",
+            Command::FinalScore => "final_score",
+            Command::FinalStatusList(_) => "final_status_list",
+            Command::Loadsgf { .. } => "loadsgf",
+            Command::Printsgf(_) => "printsgf",
+            Command::Showboard => "showboard",
+            Command::Cputime => "cputime",
+            Command::IsLegal(..) => "is_legal",
+            Command::AllLegal(_) => "all_legal",
+            Command::ListStones(_) => "list_stones",
+            Command::Captures(_) => "captures",
+            Command::Countlib(_) => "countlib",
+        }
+    }
+}
+
+/// The canonical command line (no id), e.g. `play black D4`; parses back to the same
+/// command. Meant for logs and tests.
+impl fmt::Display for Command {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())?;
+        match self {
+            Command::KnownCommand(s) => write!(f, " {s}"),
+            Command::Boardsize(n) | Command::FixedHandicap(n) | Command::PlaceFreeHandicap(n) => {
+                write!(f, " {n}")
+            }
+            Command::Komi(k) => write!(f, " {k}"),
+            Command::Play(c, m) | Command::IsLegal(c, m) => {
+                write!(f, " {} {m}", color_name(*c))
+            }
+            Command::Genmove(c)
+            | Command::RegGenmove(c)
+            | Command::AllLegal(c)
+            | Command::ListStones(c)
+            | Command::Captures(c) => write!(f, " {}", color_name(*c)),
+            Command::GgUndo(Some(n)) => write!(f, " {n}"),
+            Command::SetFreeHandicap(moves) => moves.iter().try_for_each(|m| write!(f, " {m}")),
+            Command::TimeSettings {
+                main_time,
+                byo_yomi_time,
+                byo_yomi_stones,
+            } => write!(f, " {main_time} {byo_yomi_time} {byo_yomi_stones}"),
+            Command::TimeLeft {
+                color,
+                time,
+                stones,
+            } => write!(f, " {} {time} {stones}", color_name(*color)),
+            Command::KgsTimeSettings(t) => write!(f, " {t}"),
+            Command::FinalStatusList(s) => write!(f, " {s}"),
+            Command::Loadsgf { file, move_number } => {
+                write!(f, " {file}")?;
+                match move_number {
+                    Some(n) => write!(f, " {n}"),
+                    None => Ok(()),
+                }
+            }
+            Command::Printsgf(Some(file)) => write!(f, " {file}"),
+            Command::Countlib(v) => write!(f, " {v}"),
+            Command::ProtocolVersion
+            | Command::Name
+            | Command::Version
+            | Command::ListCommands
+            | Command::Quit
+            | Command::ClearBoard
+            | Command::Undo
+            | Command::GgUndo(None)
+            | Command::FinalScore
+            | Command::Printsgf(None)
+            | Command::Showboard
+            | Command::Cputime => Ok(()),
+        }
+    }
+}
+
+/// Bad arguments for a known command. `near` is the text where parsing stopped (at most
+/// a few dozen characters), for logs only: the wire text is always `syntax error`.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("syntax error near `{near}`")]
+pub struct SyntaxError {
+    pub near: String,
+}
+
+impl SyntaxError {
+    /// Longest `near` text kept, in characters.
+    const NEAR_CHARS: usize = 32;
+
+    fn at(rest: &str) -> SyntaxError {
+        SyntaxError {
+            near: rest.chars().take(Self::NEAR_CHARS).collect(),
+        }
+    }
+
+    fn from_nom(err: nom::Err<nom::error::Error<&str>>) -> SyntaxError {
+        match err {
+            nom::Err::Error(e) | nom::Err::Failure(e) => SyntaxError::at(e.input),
+            nom::Err::Incomplete(_) => SyntaxError::at(""),
+        }
+    }
+}
+
+/// The argument parser of one table row: the argument text (trimmed, without the command
+/// name) to the command.
+pub type ArgParser = fn(&str) -> Result<Command, SyntaxError>;
+
+/// One row of the command table.
+#[derive(Clone, Copy, Debug)]
+pub struct CommandSpec {
+    /// The GTP name, case-sensitive.
+    pub name: &'static str,
+    /// Parses the arguments.
+    pub parse: ArgParser,
+    /// A valid command line, used by tests and documentation.
+    pub example: &'static str,
+}
+
+type NomError<'a> = nom::error::Error<&'a str>;
+
+/// Runs `parser` on the whole argument text: anything left over is a syntax error.
+fn args<'a, O>(
+    input: &'a str,
+    parser: impl Parser<&'a str, Output = O, Error = NomError<'a>>,
+) -> Result<O, SyntaxError> {
+    all_consuming(parser)
+        .parse(input)
+        .map(|(_, out)| out)
+        .map_err(SyntaxError::from_nom)
+}
+
+/// A following argument: white space, then `parser`.
+fn then<'a, O>(
+    parser: impl Parser<&'a str, Output = O, Error = NomError<'a>>,
+) -> impl Parser<&'a str, Output = O, Error = NomError<'a>> {
+    preceded(space1, parser)
+}
+
+/// A command without arguments.
+fn no_args(input: &str, command: Command) -> Result<Command, SyntaxError> {
+    if input.is_empty() {
+        Ok(command)
+    } else {
+        Err(SyntaxError::at(input))
+    }
+}
+
+/// A keyword argument, any case, ending at a word boundary.
+fn keyword<'a, T: Clone>(
+    word: &'static str,
+    out: T,
+) -> impl Parser<&'a str, Output = T, Error = NomError<'a>> {
+    value(out, terminated(tag_no_case(word), alt((space1, eof))))
+}
+
+fn status(input: &str) -> IResult<&str, Status> {
+    // `keyword` eats the following space, so check the end of input separately here.
+    alt((
+        value(Status::Alive, (tag_no_case("alive"), eof)),
+        value(Status::Dead, (tag_no_case("dead"), eof)),
+        value(Status::Seki, (tag_no_case("seki"), eof)),
+    ))
+    .parse(input)
+}
+
+fn kgs_time(input: &str) -> IResult<&str, KgsTime> {
+    alt((
+        value(KgsTime::None, (tag_no_case("none"), eof)),
+        map(preceded(keyword("absolute", ()), int), |main| {
+            KgsTime::Absolute { main }
+        }),
+        map(
+            preceded(keyword("byoyomi", ()), (int, then(int), then(int))),
+            |(main, period_time, periods)| KgsTime::Byoyomi {
+                main,
+                period_time,
+                periods,
+            },
+        ),
+        map(
+            preceded(keyword("canadian", ()), (int, then(int), then(int))),
+            |(main, period_time, stones)| KgsTime::Canadian {
+                main,
+                period_time,
+                stones,
+            },
+        ),
+    ))
+    .parse(input)
+}
+
+/// The command table: the single source of command names. Its order is the order of
+/// `list_commands`.
+pub static COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: "protocol_version",
+        parse: |a| no_args(a, Command::ProtocolVersion),
+        example: "protocol_version",
+    },
+    CommandSpec {
+        name: "name",
+        parse: |a| no_args(a, Command::Name),
+        example: "name",
+    },
+    CommandSpec {
+        name: "version",
+        parse: |a| no_args(a, Command::Version),
+        example: "version",
+    },
+    CommandSpec {
+        name: "known_command",
+        parse: |a| args(a, string).map(|s| Command::KnownCommand(s.to_string())),
+        example: "known_command genmove",
+    },
+    CommandSpec {
+        name: "list_commands",
+        parse: |a| no_args(a, Command::ListCommands),
+        example: "list_commands",
+    },
+    CommandSpec {
+        name: "quit",
+        parse: |a| no_args(a, Command::Quit),
+        example: "quit",
+    },
+    CommandSpec {
+        name: "boardsize",
+        parse: |a| args(a, int).map(Command::Boardsize),
+        example: "boardsize 19",
+    },
+    CommandSpec {
+        name: "clear_board",
+        parse: |a| no_args(a, Command::ClearBoard),
+        example: "clear_board",
+    },
+    CommandSpec {
+        name: "komi",
+        parse: |a| args(a, float).map(Command::Komi),
+        example: "komi 7.5",
+    },
+    CommandSpec {
+        name: "play",
+        parse: |a| args(a, (color, then(gtp_move))).map(|(c, m)| Command::Play(c, m)),
+        example: "play b D4",
+    },
+    CommandSpec {
+        name: "genmove",
+        parse: |a| args(a, color).map(Command::Genmove),
+        example: "genmove white",
+    },
+    CommandSpec {
+        name: "reg_genmove",
+        parse: |a| args(a, color).map(Command::RegGenmove),
+        example: "reg_genmove b",
+    },
+    CommandSpec {
+        name: "undo",
+        parse: |a| no_args(a, Command::Undo),
+        example: "undo",
+    },
+    CommandSpec {
+        name: "gg-undo",
+        parse: |a| args(a, opt(int)).map(Command::GgUndo),
+        example: "gg-undo 2",
+    },
+    CommandSpec {
+        name: "fixed_handicap",
+        parse: |a| args(a, int).map(Command::FixedHandicap),
+        example: "fixed_handicap 4",
+    },
+    CommandSpec {
+        name: "place_free_handicap",
+        parse: |a| args(a, int).map(Command::PlaceFreeHandicap),
+        example: "place_free_handicap 3",
+    },
+    CommandSpec {
+        name: "set_free_handicap",
+        parse: |a| args(a, separated_list0(space1, gtp_move)).map(Command::SetFreeHandicap),
+        example: "set_free_handicap D4 Q16 q4",
+    },
+    CommandSpec {
+        name: "time_settings",
+        parse: |a| {
+            args(a, (int, then(int), then(int))).map(|(m, t, s)| Command::TimeSettings {
+                main_time: m,
+                byo_yomi_time: t,
+                byo_yomi_stones: s,
+            })
+        },
+        example: "time_settings 1800 30 5",
+    },
+    CommandSpec {
+        name: "time_left",
+        parse: |a| {
+            args(a, (color, then(int), then(int))).map(|(color, time, stones)| Command::TimeLeft {
+                color,
+                time,
+                stones,
+            })
+        },
+        example: "time_left w 120 3",
+    },
+    CommandSpec {
+        name: "kgs-time_settings",
+        parse: |a| args(a, kgs_time).map(Command::KgsTimeSettings),
+        example: "kgs-time_settings byoyomi 600 30 5",
+    },
+    CommandSpec {
+        name: "final_score",
+        parse: |a| no_args(a, Command::FinalScore),
+        example: "final_score",
+    },
+    CommandSpec {
+        name: "final_status_list",
+        parse: |a| args(a, status).map(Command::FinalStatusList),
+        example: "final_status_list dead",
+    },
+    CommandSpec {
+        name: "loadsgf",
+        parse: |a| {
+            args(a, (string, opt(then(int)))).map(|(file, move_number)| Command::Loadsgf {
+                file: file.to_string(),
+                move_number,
+            })
+        },
+        example: "loadsgf games/game1.sgf 42",
+    },
+    CommandSpec {
+        name: "printsgf",
+        parse: |a| args(a, opt(string)).map(|f| Command::Printsgf(f.map(str::to_string))),
+        example: "printsgf out.sgf",
+    },
+    CommandSpec {
+        name: "showboard",
+        parse: |a| no_args(a, Command::Showboard),
+        example: "showboard",
+    },
+    CommandSpec {
+        name: "cputime",
+        parse: |a| no_args(a, Command::Cputime),
+        example: "cputime",
+    },
+    CommandSpec {
+        name: "is_legal",
+        parse: |a| args(a, (color, then(gtp_move))).map(|(c, m)| Command::IsLegal(c, m)),
+        example: "is_legal w pass",
+    },
+    CommandSpec {
+        name: "all_legal",
+        parse: |a| args(a, color).map(Command::AllLegal),
+        example: "all_legal black",
+    },
+    CommandSpec {
+        name: "list_stones",
+        parse: |a| args(a, color).map(Command::ListStones),
+        example: "list_stones white",
+    },
+    CommandSpec {
+        name: "captures",
+        parse: |a| args(a, color).map(Command::Captures),
+        example: "captures b",
+    },
+    CommandSpec {
+        name: "countlib",
+        parse: |a| args(a, vertex).map(Command::Countlib),
+        example: "countlib K10",
+    },
+];
+
+/// The table row for a command name (case-sensitive).
+pub fn find_command(name: &str) -> Option<&'static CommandSpec> {
+    COMMANDS.iter().find(|spec| spec.name == name)
+}
+
+/// The answer to `known_command`: is `name` in the table?
+pub fn is_known_command(name: &str) -> bool {
+    find_command(name).is_some()
+}
+
+/// The answer to `list_commands`: one name a line, in table order.
+pub fn list_commands() -> String {
+    COMMANDS
+        .iter()
+        .map(|spec| spec.name)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Why a line did not parse to a command.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ParseError {
+    /// The command name is not in [`COMMANDS`].
+    #[error("unknown command `{name}`")]
+    UnknownCommand { name: String },
+    /// A known command (or none at all) with bad arguments.
+    #[error("{0}")]
+    Syntax(#[from] SyntaxError),
+}
+
+impl From<ParseError> for GtpError {
+    fn from(err: ParseError) -> GtpError {
+        match err {
+            ParseError::UnknownCommand { .. } => GtpError::UnknownCommand,
+            ParseError::Syntax(_) => GtpError::Syntax,
+        }
+    }
+}
+
+/// One parsed command line: the id, echoed verbatim in the response, and the command.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParsedLine {
+    /// The digits of the id, if the line starts with one (any length).
+    pub id: Option<String>,
+    pub command: Result<Command, ParseError>,
+}
+
+/// The id: a run of digits followed by white space or the end of the line.
+fn id(input: &str) -> IResult<&str, &str> {
+    terminated(digit1, alt((space1, eof))).parse(input)
+}
+
+/// The id at the start of a preprocessed line, if any: a run of digits followed by a
+/// space or the end of the line.
+pub fn line_id(line: &str) -> Option<&str> {
+    id(line.trim_start_matches(|c: char| !is_word_char(c)))
+        .ok()
+        .map(|(_, id)| id)
+}
+
+/// Parses a preprocessed, non-empty line `[id] name [args]`.
+///
+/// A line holding only an id (or nothing) is a syntax error; a name not in the table is an
+/// unknown command; bad arguments for a known name are a syntax error.
+pub fn parse_command(line: &str) -> ParsedLine {
+    let line = line.trim_matches(|c: char| !is_word_char(c));
+    let (rest, id) = match id(line) {
+        Ok((rest, id)) => (rest, Some(id.to_string())),
+        Err(_) => (line, None),
+    };
+    let (name, args) = match rest.find(|c: char| !is_word_char(c)) {
+        Some(i) => (
+            &rest[..i],
+            rest[i..].trim_matches(|c: char| !is_word_char(c)),
+        ),
+        None => (rest, ""),
+    };
+    let command = if name.is_empty() {
+        Err(ParseError::Syntax(SyntaxError::at("")))
+    } else {
+        match find_command(name) {
+            Some(spec) => (spec.parse)(args).map_err(ParseError::Syntax),
+            None => Err(ParseError::UnknownCommand {
+                name: name.chars().take(SyntaxError::NEAR_CHARS).collect(),
+            }),
+        }
+    };
+    ParsedLine { id, command }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn cmd(line: &str) -> Result<Command, ParseError> {
+        parse_command(line).command
+    }
+
+    fn ok(line: &str) -> Command {
+        match cmd(line) {
+            Ok(c) => c,
+            Err(e) => panic!("{line:?} should parse, got {e}"),
+        }
+    }
+
+    fn is_syntax(line: &str) -> bool {
+        matches!(cmd(line), Err(ParseError::Syntax(_)))
+    }
+
+    const D4: Vertex = Vertex { col: 3, row: 3 };
+
+    #[test]
+    fn every_example_parses_to_its_own_name_and_round_trips() {
+        for spec in COMMANDS {
+            let parsed = parse_command(spec.example);
+            assert_eq!(parsed.id, None);
+            let command = match parsed.command {
+                Ok(c) => c,
+                Err(e) => panic!("example {:?} fails: {e}", spec.example),
+            };
+            assert_eq!(command.name(), spec.name, "example {:?}", spec.example);
+            assert!(spec.example.starts_with(spec.name));
+            // Display gives a line that parses back to the same command.
+            let again = ok(&command.to_string());
+            assert_eq!(again, command, "round trip of {:?}", spec.example);
+            // With an id in front too.
+            let with_id = parse_command(&format!("7 {}", spec.example));
+            assert_eq!(with_id.id.as_deref(), Some("7"));
+            assert_eq!(with_id.command, Ok(command));
+        }
+    }
+
+    #[test]
+    fn names_are_unique_lower_case_and_listed_in_order() {
+        let mut seen = HashSet::new();
+        for spec in COMMANDS {
+            assert!(seen.insert(spec.name), "duplicate {}", spec.name);
+            assert!(!spec.name.chars().any(|c| c.is_ascii_uppercase()));
+            assert!(is_known_command(spec.name));
+        }
+        let listed: Vec<&str> = COMMANDS.iter().map(|s| s.name).collect();
+        assert_eq!(list_commands(), listed.join("\n"));
+        assert!(list_commands().starts_with("protocol_version\nname\nversion\n"));
+        assert!(!list_commands().ends_with('\n'));
+        assert!(!is_known_command("PLAY"));
+        assert!(!is_known_command("foo"));
+        assert!(!is_known_command(""));
+    }
+
+    #[test]
+    fn ids_are_kept_verbatim() {
+        let p = parse_command("12 play b d4");
+        assert_eq!(p.id.as_deref(), Some("12"));
+        assert_eq!(
+            p.command,
+            Ok(Command::Play(Color::Black, GtpMove::Vertex(D4)))
+        );
+        let long = "000123456789012345678901234567890";
+        let p = parse_command(&format!("{long} name"));
+        assert_eq!(p.id.as_deref(), Some(long));
+        assert_eq!(p.command, Ok(Command::Name));
+        // Id kept on failures too.
+        let p = parse_command("5 foo");
+        assert_eq!(p.id.as_deref(), Some("5"));
+        assert!(matches!(p.command, Err(ParseError::UnknownCommand { .. })));
+        let p = parse_command("6 boardsize x");
+        assert_eq!(p.id.as_deref(), Some("6"));
+        assert!(matches!(p.command, Err(ParseError::Syntax(_))));
+    }
+
+    #[test]
+    fn id_alone_is_a_syntax_error() {
+        let p = parse_command("12");
+        assert_eq!(p.id.as_deref(), Some("12"));
+        assert!(matches!(p.command, Err(ParseError::Syntax(_))));
+        assert!(is_syntax(""));
+    }
+
+    #[test]
+    fn line_id_finds_only_a_leading_digit_word() {
+        assert_eq!(line_id("12 play b d4"), Some("12"));
+        assert_eq!(line_id("12"), Some("12"));
+        assert_eq!(line_id("12play"), None);
+        assert_eq!(line_id("play 12"), None);
+        assert_eq!(line_id(""), None);
+    }
+
+    #[test]
+    fn digits_glued_to_a_name_are_not_an_id() {
+        let p = parse_command("12play b d4");
+        assert_eq!(p.id, None);
+        assert!(matches!(p.command, Err(ParseError::UnknownCommand { .. })));
+    }
+
+    #[test]
+    fn names_are_case_sensitive() {
+        assert_eq!(
+            cmd("Play b d4"),
+            Err(ParseError::UnknownCommand {
+                name: "Play".into()
+            })
+        );
+        assert!(matches!(
+            cmd("kgs-time_settingsnone"),
+            Err(ParseError::UnknownCommand { .. })
+        ));
+        assert!(matches!(
+            cmd("NAME"),
+            Err(ParseError::UnknownCommand { .. })
+        ));
+    }
+
+    #[test]
+    fn extra_spaces_between_arguments_are_fine() {
+        assert_eq!(
+            ok("play   white    pass"),
+            Command::Play(Color::White, GtpMove::Pass)
+        );
+        assert_eq!(ok("  3   name  "), Command::Name);
+    }
+
+    #[test]
+    fn wrong_arity_or_type_is_a_syntax_error() {
+        for line in [
+            "name x",
+            "quit now",
+            "boardsize",
+            "boardsize 19 19",
+            "boardsize -1",
+            "boardsize 9.5",
+            "boardsize 99999999999",
+            "komi",
+            "komi nan",
+            "komi inf",
+            "komi 6.5 1",
+            "play",
+            "play b",
+            "play d4 b",
+            "play x d4",
+            "play b i4",
+            "play b d4 d5",
+            "play b resign",
+            "genmove",
+            "genmove bw",
+            "gg-undo x",
+            "gg-undo 1 2",
+            "fixed_handicap",
+            "set_free_handicap d4 x",
+            "time_settings 1 2",
+            "time_settings 1 2 3 4",
+            "time_left b 10",
+            "time_left 10 10 0",
+            "kgs-time_settings",
+            "kgs-time_settings none 5",
+            "kgs-time_settings absolute",
+            "kgs-time_settings byoyomi 1 2",
+            "kgs-time_settings canadian 1 2 3 4",
+            "kgs-time_settings fischer 1 2",
+            "final_status_list",
+            "final_status_list unknown",
+            "final_status_list alive dead",
+            "loadsgf",
+            "loadsgf a.sgf x",
+            "loadsgf a.sgf 1 2",
+            "printsgf a b",
+            "countlib",
+            "countlib pass",
+            "countlib A0",
+            "known_command",
+            "known_command a b",
+            "all_legal",
+            "list_stones x",
+            "captures",
+        ] {
+            assert!(is_syntax(line), "{line:?} should be a syntax error");
+        }
+    }
+
+    #[test]
+    fn typed_arguments() {
+        assert_eq!(ok("boardsize 19"), Command::Boardsize(19));
+        assert_eq!(ok("komi -3"), Command::Komi(-3.0));
+        assert_eq!(ok("komi 0.5"), Command::Komi(0.5));
+        assert_eq!(ok("genmove W"), Command::Genmove(Color::White));
+        assert_eq!(ok("gg-undo"), Command::GgUndo(None));
+        assert_eq!(ok("gg-undo 3"), Command::GgUndo(Some(3)));
+        assert_eq!(
+            ok("set_free_handicap d4 pass"),
+            Command::SetFreeHandicap(vec![GtpMove::Vertex(D4), GtpMove::Pass])
+        );
+        assert_eq!(ok("set_free_handicap"), Command::SetFreeHandicap(vec![]));
+        assert_eq!(
+            ok("time_left b 0 0"),
+            Command::TimeLeft {
+                color: Color::Black,
+                time: 0,
+                stones: 0
+            }
+        );
+        assert_eq!(
+            ok("kgs-time_settings none"),
+            Command::KgsTimeSettings(KgsTime::None)
+        );
+        assert_eq!(
+            ok("kgs-time_settings absolute 300"),
+            Command::KgsTimeSettings(KgsTime::Absolute { main: 300 })
+        );
+        assert_eq!(
+            ok("kgs-time_settings canadian 600 300 25"),
+            Command::KgsTimeSettings(KgsTime::Canadian {
+                main: 600,
+                period_time: 300,
+                stones: 25
+            })
+        );
+        assert_eq!(
+            ok("final_status_list seki"),
+            Command::FinalStatusList(Status::Seki)
+        );
+        assert_eq!(
+            ok("loadsgf x.sgf"),
+            Command::Loadsgf {
+                file: "x.sgf".into(),
+                move_number: None
+            }
+        );
+        assert_eq!(ok("printsgf"), Command::Printsgf(None));
+        assert_eq!(ok("known_command foo"), Command::KnownCommand("foo".into()));
+        assert_eq!(ok("countlib d4"), Command::Countlib(D4));
+    }
+
+    #[test]
+    fn errors_map_to_wire_texts() {
+        let unknown: GtpError = cmd("foo").unwrap_err().into();
+        assert_eq!(unknown.to_string(), "unknown command");
+        let syntax: GtpError = cmd("play").unwrap_err().into();
+        assert_eq!(syntax.to_string(), "syntax error");
+    }
+
+    #[test]
+    fn odd_input_does_not_panic() {
+        for line in [
+            "\u{FFFD}",
+            "play \u{FFFD} d4",
+            "12 \u{1F600}",
+            "komi 1e308",
+            "komi 1e309",
+            "countlib Z25",
+            "countlib ZZ25",
+            "9999999999999999999999999999999999",
+        ] {
+            let _ = parse_command(line);
+        }
+        assert!(is_syntax("komi 1e309"));
+    }
+}

@@ -3,5 +3,16 @@
 
 pub mod command;
 pub mod error;
+// pub mod exec;
 pub mod parse;
 pub mod preprocess;
+pub mod serve;
+
+pub use command::{
+    is_known_command, list_commands, parse_command, Command, CommandSpec, KgsTime, ParseError,
+    ParsedLine, Status, SyntaxError, COMMANDS,
+};
+pub use error::GtpError;
+pub use parse::{color_name, GtpMove, Vertex};
+pub use preprocess::preprocess;
+pub use serve::{serve, serve_stdio, Context, Executor, Reply};
