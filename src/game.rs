@@ -316,6 +316,16 @@ impl Game {
         self.reset_history();
     }
 
+    /// Changes who moves first; only before the first move (false otherwise).
+    pub fn set_first_to_move(&mut self, color: Color) -> bool {
+        if !self.moves.is_empty() {
+            return false;
+        }
+        self.first_to_move = color;
+        self.reset_history();
+        true
+    }
+
     /// Points where `color` may legally play now, bottom row first.
     pub fn legal_points(&self, color: Color) -> Vec<Point> {
         self.board

@@ -3,7 +3,7 @@
 
 pub mod command;
 pub mod error;
-// pub mod exec;
+pub mod exec;
 pub mod parse;
 pub mod preprocess;
 pub mod serve;

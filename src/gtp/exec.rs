@@ -1,0 +1,517 @@
+//! Runs GTP commands against the [`Engine`]: one exhaustive `match`, converting between
+//! GTP vertices and board points and producing the reply texts. No stdin/stdout here
+//! (details of refusals go to stderr), so it is unit-testable.
+
+use std::fmt::Write as _;
+
+use super::command::{Command, KgsTime, Status};
+use super::error::GtpError;
+use super::parse::{GtpMove, Vertex};
+use super::serve::{Context, Executor, Reply};
+use crate::board::{Board, Cell, Color, Move, Point};
+use crate::engine::{self, Clock, Engine, Genmove, TimeControl};
+use crate::game::{Game, SetupError};
+use crate::sgf::{self, SgfMove, SgfNode, SgfPoint, SgfRecord};
+
+/// The engine's GTP name.
+pub const NAME: &str = "Tengen";
+
+/// The board point of a vertex, if it is on the board.
+pub fn point_of(board: &Board, v: Vertex) -> Option<Point> {
+    board.point(v.col as usize, v.row as usize)
+}
+
+/// The vertex of a board point.
+pub fn vertex_of(p: Point) -> Vertex {
+    let (col, row) = p.coord();
+    Vertex {
+        col: col as u8,
+        row: row as u8,
+    }
+}
+
+fn move_of(board: &Board, m: GtpMove) -> Option<Move> {
+    match m {
+        GtpMove::Pass => Some(Move::Pass),
+        GtpMove::Vertex(v) => point_of(board, v).map(Move::Place),
+    }
+}
+
+/// Vertices in GNU Go's order: top row first, left to right, separated by spaces.
+fn vertex_list(mut points: Vec<Point>) -> String {
+    points.sort_by_key(|p| {
+        let (c, r) = p.coord();
+        (std::cmp::Reverse(r), c)
+    });
+    let texts: Vec<String> = points.iter().map(|&p| vertex_of(p).to_string()).collect();
+    texts.join(" ")
+}
+
+fn genmove_text(m: Genmove) -> String {
+    match m {
+        Genmove::Place(p) => vertex_of(p).to_string(),
+        Genmove::Pass => "pass".into(),
+        Genmove::Resign => "resign".into(),
+    }
+}
+
+/// The board diagram of `showboard` (no empty lines).
+pub fn diagram(game: &Game) -> String {
+    let b = game.board();
+    let n = b.size();
+    let letters: String = (0..n)
+        .map(|c| {
+            format!(
+                " {}",
+                Vertex {
+                    col: c as u8,
+                    row: 0
+                }
+                .column_letter()
+            )
+        })
+        .collect();
+    let mut s = String::new();
+    let _ = writeln!(s, "   {letters}");
+    for row in (0..n).rev() {
+        let _ = write!(s, "{:>2} ", row + 1);
+        for col in 0..n {
+            let p = Point::from_coord(col, row);
+            let ch = match b.cell(p) {
+                Cell::Black => 'X',
+                Cell::White => 'O',
+                _ if b.ko().map(|k| k.0) == Some(p) => '*',
+                _ => '.',
+            };
+            let _ = write!(s, " {ch}");
+        }
+        let _ = write!(s, " {:<2}", row + 1);
+        match row {
+            r if r == n - 1 => {
+                let _ = write!(
+                    s,
+                    "    WHITE (O) has captured {} stones",
+                    b.captures(Color::White)
+                );
+            }
+            r if n >= 2 && r == n - 2 => {
+                let _ = write!(
+                    s,
+                    "    BLACK (X) has captured {} stones",
+                    b.captures(Color::Black)
+                );
+            }
+            _ => {}
+        }
+        s.push('\n');
+    }
+    let _ = write!(s, "   {letters}");
+    s
+}
+
+/// CPU seconds used by this process (Linux `/proc/self/stat`; 0 elsewhere).
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // Fields after the command name (which may contain spaces) start after ") ".
+    let Some(rest) = stat.rsplit_once(") ").map(|x| x.1) else {
+        return 0.0;
+    };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the whole line: 12 and 13 here.
+    let ticks: f64 = [11usize, 12]
+        .iter()
+        .filter_map(|&i| f.get(i).and_then(|t| t.parse::<f64>().ok()))
+        .sum();
+    ticks / 100.0
+}
+
+/// Builds the game a record describes up to (not including) move `before` (1-based; None:
+/// the whole main line). Fails on an off-board or occupied move, leaving nothing changed.
+fn game_from_record(rec: &SgfRecord, template: &Game, before: Option<u32>) -> Result<Game, String> {
+    let mut game = template.clone();
+    if !game.resize(rec.size) {
+        return Err(format!("bad size {}", rec.size));
+    }
+    if let Some(k) = rec.komi {
+        game.set_komi(k);
+    }
+    let pt = |p: SgfPoint| Point::from_coord(p.col as usize, p.row as usize);
+    let mut played = 0u32;
+    for (i, node) in rec.nodes.iter().enumerate() {
+        let has_setup =
+            !(node.add_black.is_empty() && node.add_white.is_empty() && node.add_empty.is_empty());
+        if has_setup && i == 0 && node.add_empty.is_empty() {
+            let black: Vec<Point> = node.add_black.iter().map(|&p| pt(p)).collect();
+            let is_handicap = node.add_white.is_empty()
+                && black.len() >= 2
+                && rec.handicap.is_some_and(|h| h as usize == black.len());
+            if !(is_handicap && game.set_handicap(&black).is_ok()) {
+                let stones: Vec<(Color, Point)> = black
+                    .iter()
+                    .map(|&p| (Color::Black, p))
+                    .chain(node.add_white.iter().map(|&p| (Color::White, pt(p))))
+                    .collect();
+                game.set_position(&stones, Color::Black);
+            }
+        } else if has_setup {
+            let add: Vec<(Color, Point)> = node
+                .add_black
+                .iter()
+                .map(|&p| (Color::Black, pt(p)))
+                .chain(node.add_white.iter().map(|&p| (Color::White, pt(p))))
+                .collect();
+            let remove: Vec<Point> = node.add_empty.iter().map(|&p| pt(p)).collect();
+            game.setup_here(&add, &remove, node.player);
+        }
+        if let Some(c) = node.player {
+            if game.moves().is_empty() {
+                game.set_first_to_move(c);
+            }
+        }
+        if let Some((color, mv)) = node.mv {
+            played += 1;
+            if before.is_some_and(|n| played >= n) {
+                break;
+            }
+            let mv = match mv {
+                SgfMove::Pass => Move::Pass,
+                SgfMove::Play(p) => Move::Place(pt(p)),
+            };
+            game.play_record(color, mv)
+                .map_err(|e| format!("move {played}: {e}"))?;
+        }
+    }
+    Ok(game)
+}
+
+/// The game so far as an SGF record.
+fn record_of(game: &Game) -> SgfRecord {
+    let sp = |p: Point| {
+        let (col, row) = p.coord();
+        SgfPoint {
+            col: col as u8,
+            row: row as u8,
+        }
+    };
+    let mut root = SgfNode::default();
+    for &(c, p) in game.setup() {
+        match c {
+            Color::Black => root.add_black.push(sp(p)),
+            Color::White => root.add_white.push(sp(p)),
+        }
+    }
+    let default_first = if game.handicap() >= 2 {
+        Color::White
+    } else {
+        Color::Black
+    };
+    if game.first_to_move() != default_first
+        || (game.moves().is_empty() && game.handicap() < 2 && !game.setup().is_empty())
+    {
+        root.player = Some(game.first_to_move());
+    }
+    let mut nodes = vec![root];
+    for &(c, m) in game.moves() {
+        let mv = match m {
+            Move::Pass => SgfMove::Pass,
+            Move::Place(p) => SgfMove::Play(sp(p)),
+        };
+        nodes.push(SgfNode {
+            mv: Some((c, mv)),
+            ..SgfNode::default()
+        });
+    }
+    SgfRecord {
+        size: game.size(),
+        komi: Some(game.komi()),
+        handicap: (game.handicap() >= 2).then_some(game.handicap() as u32),
+        rules: Some(
+            match game.rules().name {
+                "chinese" => "Chinese",
+                other => other,
+            }
+            .to_string(),
+        ),
+        nodes,
+    }
+}
+
+/// Chains (one per line, vertices separated by spaces) whose status is `status`: dead as
+/// judged by the engine; seki when alive with no liberty in its own area and a liberty in
+/// a region shared with the opponent; alive otherwise.
+fn status_list(engine: &Engine, status: Status) -> String {
+    let game = &engine.game;
+    let board = game.board();
+    let dead = engine.dead_stones();
+    let score_board = {
+        // Which empty regions belong to whom once the dead stones are gone.
+        let mut owner = vec![0u8; crate::board::NUM_CELLS];
+        let is_stone = |p: Point| board.get(p).is_some() && !dead.contains(&p);
+        let mut done = vec![false; crate::board::NUM_CELLS];
+        for p in board.points() {
+            if is_stone(p) || done[p.index()] {
+                continue;
+            }
+            let mut region = vec![p];
+            done[p.index()] = true;
+            let mut reach = 0u8;
+            let mut k = 0;
+            while k < region.len() {
+                for n in region[k].neighbors() {
+                    if !board.on_board(n) {
+                        continue;
+                    }
+                    if is_stone(n) {
+                        reach |= if board.get(n) == Some(Color::Black) {
+                            1
+                        } else {
+                            2
+                        };
+                    } else if !done[n.index()] {
+                        done[n.index()] = true;
+                        region.push(n);
+                    }
+                }
+                k += 1;
+            }
+            for q in region {
+                owner[q.index()] = reach;
+            }
+        }
+        owner
+    };
+    let mut lines = Vec::new();
+    let mut seen = vec![false; crate::board::NUM_CELLS];
+    for p in board.points() {
+        let Some(c) = board.get(p) else { continue };
+        if seen[p.index()] {
+            continue;
+        }
+        let chain = board.chain(p);
+        for s in &chain {
+            seen[s.index()] = true;
+        }
+        let own_bit = if c == Color::Black { 1 } else { 2 };
+        let is_dead = dead.contains(&p);
+        let libs = board.liberties(p);
+        let is_seki = !is_dead
+            && !libs.is_empty()
+            && libs.iter().all(|l| score_board[l.index()] != own_bit)
+            && libs.iter().any(|l| score_board[l.index()] == 3);
+        let s = if is_dead {
+            Status::Dead
+        } else if is_seki {
+            Status::Seki
+        } else {
+            Status::Alive
+        };
+        if s == status {
+            lines.push(vertex_list(chain));
+        }
+    }
+    lines.join("\n")
+}
+
+impl Executor for Engine {
+    fn execute(&mut self, command: Command, _ctx: &Context) -> Result<Reply, GtpError> {
+        let size = self.game.size();
+        match command {
+            Command::ProtocolVersion => Ok("2".into()),
+            Command::Name => Ok(NAME.into()),
+            Command::Version => Ok(env!("CARGO_PKG_VERSION").into()),
+            Command::KnownCommand(name) => {
+                Ok(super::command::is_known_command(&name).to_string().into())
+            }
+            Command::ListCommands => Ok(super::command::list_commands().into()),
+            Command::Quit => Ok(Reply::empty().and_quit()),
+            Command::Boardsize(n) => {
+                if self.game.resize(n as usize) {
+                    Ok(Reply::empty())
+                } else {
+                    Err(GtpError::UnacceptableSize)
+                }
+            }
+            Command::ClearBoard => {
+                self.game.clear();
+                Ok(Reply::empty())
+            }
+            Command::Komi(k) => {
+                self.game.set_komi(k);
+                Ok(Reply::empty())
+            }
+            Command::Play(color, m) => {
+                let mv = move_of(self.game.board(), m).ok_or_else(|| {
+                    eprintln!("play {m}: off the {size}x{size} board");
+                    GtpError::IllegalMove
+                })?;
+                self.game.play(color, mv).map_err(|e| {
+                    eprintln!("play {m}: {e}");
+                    GtpError::IllegalMove
+                })?;
+                Ok(Reply::empty())
+            }
+            Command::Genmove(color) => Ok(genmove_text(self.genmove(color)).into()),
+            Command::RegGenmove(color) => Ok(genmove_text(self.generate(color)).into()),
+            Command::Undo => {
+                if self.game.undo() {
+                    Ok(Reply::empty())
+                } else {
+                    Err(GtpError::CannotUndo)
+                }
+            }
+            Command::GgUndo(n) => {
+                let n = n.unwrap_or(1) as usize;
+                if n > self.game.moves().len() {
+                    return Err(GtpError::CannotUndo);
+                }
+                for _ in 0..n {
+                    self.game.undo();
+                }
+                Ok(Reply::empty())
+            }
+            Command::FixedHandicap(n) => {
+                let pts = engine::fixed_handicap_points(size, n as usize)
+                    .ok_or(GtpError::InvalidNumberOfStones)?;
+                self.place_handicap(&pts)
+            }
+            Command::PlaceFreeHandicap(n) => {
+                let pts = engine::free_handicap_points(size, n as usize)
+                    .ok_or(GtpError::InvalidNumberOfStones)?;
+                self.place_handicap(&pts)
+            }
+            Command::SetFreeHandicap(list) => {
+                let mut pts = Vec::with_capacity(list.len());
+                for m in list {
+                    match move_of(self.game.board(), m) {
+                        Some(Move::Place(p)) => pts.push(p),
+                        _ => return Err(GtpError::BadVertexList),
+                    }
+                }
+                self.game.set_handicap(&pts).map_err(|e| match e {
+                    SetupError::BoardNotEmpty => GtpError::BoardNotEmpty,
+                    SetupError::BadPoints => GtpError::BadVertexList,
+                })?;
+                Ok(Reply::empty())
+            }
+            Command::TimeSettings {
+                main_time,
+                byo_yomi_time,
+                byo_yomi_stones,
+            } => {
+                self.set_time_control(TimeControl::from_gtp(
+                    main_time as f64,
+                    byo_yomi_time as f64,
+                    byo_yomi_stones,
+                ));
+                Ok(Reply::empty())
+            }
+            Command::KgsTimeSettings(k) => {
+                let tc = match k {
+                    KgsTime::None => TimeControl::None,
+                    KgsTime::Absolute { main } => TimeControl::Absolute { main: main as f64 },
+                    KgsTime::Byoyomi {
+                        main,
+                        period_time,
+                        periods,
+                    } => TimeControl::Byoyomi {
+                        main: main as f64,
+                        period_time: period_time as f64,
+                        periods,
+                    },
+                    KgsTime::Canadian {
+                        main,
+                        period_time,
+                        stones,
+                    } => TimeControl::Canadian {
+                        main: main as f64,
+                        period_time: period_time as f64,
+                        stones,
+                    },
+                };
+                self.set_time_control(tc);
+                Ok(Reply::empty())
+            }
+            Command::TimeLeft {
+                color,
+                time,
+                stones,
+            } => {
+                self.clocks[color.index()] = Some(Clock {
+                    seconds: time as f64,
+                    stones,
+                });
+                Ok(Reply::empty())
+            }
+            Command::FinalScore => {
+                let dead = self.dead_stones();
+                Ok(self.game.score(&dead).result_string().into())
+            }
+            Command::FinalStatusList(status) => Ok(status_list(self, status).into()),
+            Command::Loadsgf { file, move_number } => {
+                let bytes = std::fs::read(&file).map_err(|e| {
+                    eprintln!("loadsgf {file}: {e}");
+                    GtpError::CannotLoadFile
+                })?;
+                let text = String::from_utf8_lossy(&bytes);
+                let rec = sgf::parse_record(&text).map_err(|e| {
+                    eprintln!("loadsgf {file}: {e}");
+                    GtpError::CannotLoadFile
+                })?;
+                let game = game_from_record(&rec, &self.game, move_number).map_err(|e| {
+                    eprintln!("loadsgf {file}: {e}");
+                    GtpError::CannotLoadFile
+                })?;
+                self.game = game;
+                Ok(Reply::empty())
+            }
+            Command::Printsgf(file) => {
+                let text = sgf::write_record(&record_of(&self.game));
+                match file {
+                    None => Ok(text.into()),
+                    Some(f) => {
+                        std::fs::write(&f, text + "\n").map_err(|e| {
+                            eprintln!("printsgf {f}: {e}");
+                            GtpError::Other("cannot write file".into())
+                        })?;
+                        Ok(Reply::empty())
+                    }
+                }
+            }
+            Command::Showboard => Ok(format!("\n{}", diagram(&self.game)).into()),
+            Command::Cputime => Ok(format!("{:.3}", cpu_seconds()).into()),
+            Command::IsLegal(color, m) => {
+                let legal = move_of(self.game.board(), m)
+                    .is_some_and(|mv| self.game.check(color, mv).is_ok());
+                Ok(if legal { "1" } else { "0" }.into())
+            }
+            Command::AllLegal(color) => Ok(vertex_list(self.game.legal_points(color)).into()),
+            Command::ListStones(color) => {
+                let b = self.game.board();
+                let pts: Vec<Point> = b.points().filter(|&p| b.get(p) == Some(color)).collect();
+                Ok(vertex_list(pts).into())
+            }
+            Command::Captures(color) => Ok(self.game.board().captures(color).to_string().into()),
+            Command::Countlib(v) => {
+                let b = self.game.board();
+                let p = point_of(b, v).ok_or(GtpError::Other("invalid coordinate".into()))?;
+                if b.get(p).is_none() {
+                    return Err(GtpError::Other("vertex must not be empty".into()));
+                }
+                Ok(b.liberties(p).len().to_string().into())
+            }
+        }
+    }
+}
+
+impl Engine {
+    fn place_handicap(&mut self, pts: &[(usize, usize)]) -> Result<Reply, GtpError> {
+        let points: Vec<Point> = pts.iter().map(|&(c, r)| Point::from_coord(c, r)).collect();
+        self.game.set_handicap(&points).map_err(|e| match e {
+            SetupError::BoardNotEmpty => GtpError::BoardNotEmpty,
+            SetupError::BadPoints => GtpError::InvalidNumberOfStones,
+        })?;
+        Ok(vertex_list(points).into())
+    }
+}
