@@ -340,6 +340,11 @@ fn check_response(command: &[u8], response: &[Vec<u8>]) -> Result<(), String> {
     Ok(())
 }
 
+/// The engine under test: `TENGEN_ENGINE` if set (e.g. the `fake_gtp` example), else tengen.
+fn engine_path() -> String {
+    std::env::var("TENGEN_ENGINE").unwrap_or_else(|_| env!("CARGO_BIN_EXE_tengen").to_string())
+}
+
 #[test]
 fn fuzz_gtp_lines() {
     let mut rng = SmallRng::seed_from_u64(SEED);
@@ -354,7 +359,7 @@ fn fuzz_gtp_lines() {
 
     let dir: PathBuf = std::env::temp_dir().join(format!("tengen-fuzz-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+    let mut child = Command::new(engine_path())
         .current_dir(&dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
