@@ -1,0 +1,99 @@
+//! Runs every `gtp-tests/*.tst` regression file against the built `tengen` binary with the
+//! gogui-regress runner in `tengen::regress`; any FAILED test (or a dead engine) fails.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tengen::regress::{run_files, Options};
+
+#[test]
+fn gtp_regression_files_pass() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("gtp-tests");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("gtp-tests folder")
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "tst"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no .tst files in {}", dir.display());
+
+    let engine =
+        vec![std::env::var("TENGEN_ENGINE")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_tengen").to_string())];
+    let opts = Options {
+        timeout: Duration::from_secs(60),
+        ..Options::default()
+    };
+    let mut out = Vec::new();
+    let run = run_files(&files, &engine, &opts, &mut out).expect("runner output");
+    let text = String::from_utf8_lossy(&out);
+    let problems: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            l.contains(" FAILED:")
+                || l.contains("ABORTED")
+                || l.contains("ERROR")
+                || l.contains("set-up command failed")
+        })
+        .collect();
+    assert_eq!(
+        run.exit_code(),
+        0,
+        "regression failures:\n{}\n\nfull output:\n{text}",
+        problems.join("\n")
+    );
+    println!("{text}");
+}
+
+/// The `fake_gtp` example next to this test binary (`cargo test` builds examples), if built.
+fn fake_engine() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let dir = exe.parent()?.parent()?.join("examples");
+    let path = dir.join(format!("fake_gtp{}", std::env::consts::EXE_SUFFIX));
+    path.exists().then_some(path)
+}
+
+/// The runner's process handling (ids, multi-line replies, timeout, dead engine) against the
+/// fake engine; skipped when the example was not built (e.g. `cargo test --test gtp_regress`).
+#[test]
+fn runner_handles_real_processes() {
+    let Some(fake) = fake_engine() else {
+        eprintln!("fake_gtp example not built; skipping");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("tengen-regress-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("write tst");
+        path
+    };
+    let good = write(
+        "good.tst",
+        "# set-up\nname\n1 name\n#? [Fake]\n2 showboard\n#? [.*2 \\. \\. 2.*]\n\
+         3 fail illegal move\n#? [?illegal move]\n4 echo x\n#? [y]*\n",
+    );
+    let bad = write("bad.tst", "1 echo x\n#? [y]\n");
+    let hang = write(
+        "hang.tst",
+        "1 name\n#? [Fake]\n2 hang\n#? []\n3 name\n#? [Fake]\n",
+    );
+    let die = write("die.tst", "1 die\n#? []\n");
+    let engine = vec![fake.to_string_lossy().into_owned()];
+    let opts = Options {
+        timeout: Duration::from_millis(500),
+        ..Options::default()
+    };
+    let cases = [(&good, 0), (&bad, 1), (&hang, 2), (&die, 2)];
+    for (path, code) in cases {
+        let mut out = Vec::new();
+        let run = run_files(&[path.clone()], &engine, &opts, &mut out).expect("runs");
+        let text = String::from_utf8_lossy(&out);
+        assert_eq!(run.exit_code(), code, "{}:\n{text}", path.display());
+        assert!(
+            text.lines().last().is_some_and(|l| l.ends_with(" failed")),
+            "{text}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
