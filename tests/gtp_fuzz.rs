@@ -225,7 +225,10 @@ fn mutate(rng: &mut SmallRng, line: String) -> Vec<u8> {
             7 => bytes.extend_from_slice(b" 123456789012345678901234567890"),
             8 => {
                 let at = rng.random_range(0..=bytes.len());
-                bytes.insert(at, rng.random_range(0..32u8).max(1).min(9));
+                bytes.insert(
+                    at,
+                    [1u8, 2, 7, 8, 11, 12, 13, 27, 31, 127][rng.random_range(0..10)],
+                );
             }
             _ => bytes.extend_from_slice(b" # a comment"),
         }
@@ -252,8 +255,8 @@ fn small_block(rng: &mut SmallRng, lines: &mut Vec<Vec<u8>>) {
     }
     let c = if rng.random_bool(0.5) { "b" } else { "w" };
     let last = match rng.random_range(0..6) {
-        0 => format!("final_score"),
-        1 => format!("final_status_list dead"),
+        0 => "final_score".to_string(),
+        1 => "final_status_list dead".to_string(),
         2 if size >= 3 => format!("place_free_handicap {}", rng.random_range(0..6)),
         3 => "printsgf".to_string(),
         _ => format!("{} genmove {c}", rng.random_range(1..1000)),

@@ -87,7 +87,7 @@ fn runner_handles_real_processes() {
     let cases = [(&good, 0), (&bad, 1), (&hang, 2), (&die, 2)];
     for (path, code) in cases {
         let mut out = Vec::new();
-        let run = run_files(&[path.clone()], &engine, &opts, &mut out).expect("runs");
+        let run = run_files(std::slice::from_ref(path), &engine, &opts, &mut out).expect("runs");
         let text = String::from_utf8_lossy(&out);
         assert_eq!(run.exit_code(), code, "{}:\n{text}", path.display());
         assert!(
