@@ -102,6 +102,13 @@ pub fn parse_record(text: &str) -> Result<SgfRecord, SgfError> {
         // sgf-parse reports as "Unexpected property", nngs/gnugo-3.1.18-Rufus-*.sgf).
         // Lenient mode keeps everything up to the first damage, like GNU Go's reader.
         // Accept that only if it kept some property, so "(;" plus noise is still an error.
+        // A file cut off inside a property value has lost part of a move or set-up list:
+        // refuse it rather than guess.
+        Err(strict) if ends_inside_value(text) => {
+            return Err(SgfError::Syntax(format!(
+                "{strict} (cut off inside a value)"
+            )));
+        }
         Err(strict) => {
             let options = sgf_parse::ParseOptions {
                 lenient: true,
@@ -131,6 +138,25 @@ pub fn parse_record(text: &str) -> Result<SgfRecord, SgfError> {
     let result = convert(&root);
     drop_tree(root);
     result
+}
+
+/// Whether the text ends inside an unclosed `[...]` property value.
+fn ends_inside_value(text: &str) -> bool {
+    let mut inside = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if inside {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                ']' => inside = false,
+                _ => {}
+            }
+        } else if c == '[' {
+            inside = true;
+        }
+    }
+    inside
 }
 
 /// Byte offset of the first '(' that is followed (after optional whitespace) by ';'.
