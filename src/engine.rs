@@ -146,8 +146,9 @@ impl Engine {
         let mut own = vec![0i32; crate::board::NUM_CELLS];
         let mut rng = PlayoutRng::seed_from_u64(self.settings.seed ^ board.hash());
         let to_move = self.game.to_move();
+        let mut b = board.clone();
         for _ in 0..playouts {
-            let mut b = board.clone();
+            b.copy_from(board);
             playout::playout(&mut b, to_move, &mut Light, &mut rng);
             for p in b.points() {
                 let v = match b.get(p) {
@@ -218,7 +219,7 @@ pub fn fixed_handicap_points(size: usize, n: usize) -> Option<Vec<(usize, usize)
     if size < 7 || !(2..=9).contains(&n) {
         return None;
     }
-    if (size % 2 == 0 || size == 7) && n > 4 {
+    if (size.is_multiple_of(2) || size == 7) && n > 4 {
         return None;
     }
     let d = if size >= 13 { 3 } else { 2 };
@@ -238,7 +239,7 @@ pub fn fixed_handicap_points(size: usize, n: usize) -> Option<Vec<(usize, usize)
         pts.push((mid, lo));
         pts.push((mid, hi));
     }
-    if n % 2 == 1 && n >= 5 {
+    if !n.is_multiple_of(2) && n >= 5 {
         pts.push((mid, mid));
     }
     Some(pts)

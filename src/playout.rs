@@ -136,9 +136,10 @@ pub fn bench(size: usize, seconds: f64, threads: usize, seed: u64) -> Option<Ben
                 s.spawn(move || {
                     let mut rng = PlayoutRng::seed_from_u64(seed.wrapping_add(t as u64));
                     let (mut n, mut moves) = (0u64, 0u64);
+                    let mut b = base.clone();
                     while start.elapsed().as_secs_f64() < seconds {
                         for _ in 0..64 {
-                            let mut b = base.clone();
+                            b.copy_from(&base);
                             let r = playout(&mut b, Color::Black, &mut Light, &mut rng);
                             moves += r.moves as u64;
                             n += 1;
