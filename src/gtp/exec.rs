@@ -8,7 +8,7 @@ use super::command::{Command, KgsTime, Status};
 use super::error::GtpError;
 use super::parse::{GtpMove, Vertex};
 use super::serve::{Context, Executor, Reply};
-use crate::board::{Board, Cell, Color, Move, Point};
+use crate::board::{Board, Cell, Color, Move, Point, NUM_CELLS};
 use crate::engine::{self, Clock, Engine, Genmove, TimeControl};
 use crate::game::{Game, SetupError};
 use crate::sgf::{self, SgfMove, SgfNode, SgfPoint, SgfRecord};
@@ -239,53 +239,19 @@ fn record_of(game: &Game) -> SgfRecord {
 }
 
 /// Chains (one per line, vertices separated by spaces) whose status is `status`: dead as
-/// judged by the engine; seki when alive with no liberty in its own area and a liberty in
-/// a region shared with the opponent; alive otherwise.
+/// the engine judges them; seki when alive with no liberty in its own area and every
+/// liberty in a small region (at most two points) shared with the opponent, as the shared
+/// liberties of a seki are; alive otherwise (an unsettled chain counts as alive).
 fn status_list(engine: &Engine, status: Status) -> String {
-    let game = &engine.game;
-    let board = game.board();
+    let board = engine.game.board();
     let dead = engine.dead_stones();
-    let score_board = {
-        // Which empty regions belong to whom once the dead stones are gone.
-        let mut owner = vec![0u8; crate::board::NUM_CELLS];
-        let is_stone = |p: Point| board.get(p).is_some() && !dead.contains(&p);
-        let mut done = vec![false; crate::board::NUM_CELLS];
-        for p in board.points() {
-            if is_stone(p) || done[p.index()] {
-                continue;
-            }
-            let mut region = vec![p];
-            done[p.index()] = true;
-            let mut reach = 0u8;
-            let mut k = 0;
-            while k < region.len() {
-                for n in region[k].neighbors() {
-                    if !board.on_board(n) {
-                        continue;
-                    }
-                    if is_stone(n) {
-                        reach |= if board.get(n) == Some(Color::Black) {
-                            1
-                        } else {
-                            2
-                        };
-                    } else if !done[n.index()] {
-                        done[n.index()] = true;
-                        region.push(n);
-                    }
-                }
-                k += 1;
-            }
-            for q in region {
-                owner[q.index()] = reach;
-            }
-        }
-        owner
-    };
+    let (owner, region_size) = regions_without(board, &dead);
     let mut lines = Vec::new();
-    let mut seen = vec![false; crate::board::NUM_CELLS];
+    let mut seen = vec![false; NUM_CELLS];
     for p in board.points() {
-        let Some(c) = board.get(p) else { continue };
+        if board.get(p).is_none() {
+            continue;
+        }
         if seen[p.index()] {
             continue;
         }
@@ -293,13 +259,13 @@ fn status_list(engine: &Engine, status: Status) -> String {
         for s in &chain {
             seen[s.index()] = true;
         }
-        let own_bit = if c == Color::Black { 1 } else { 2 };
-        let is_dead = dead.contains(&p);
+        let is_dead = dead.binary_search(&p).is_ok();
         let libs = board.liberties(p);
         let is_seki = !is_dead
             && !libs.is_empty()
-            && libs.iter().all(|l| score_board[l.index()] != own_bit)
-            && libs.iter().any(|l| score_board[l.index()] == 3);
+            && libs
+                .iter()
+                .all(|l| owner[l.index()] == 3 && region_size[l.index()] <= 2);
         let s = if is_dead {
             Status::Dead
         } else if is_seki {
@@ -312,6 +278,46 @@ fn status_list(engine: &Engine, status: Status) -> String {
         }
     }
     lines.join("\n")
+}
+
+/// For every point not holding a live stone (the `dead` ones count as empty): which
+/// colours its region reaches (bit 0 Black, bit 1 White) and the region's size.
+fn regions_without(board: &Board, dead: &[Point]) -> (Vec<u8>, Vec<usize>) {
+    let mut owner = vec![0u8; NUM_CELLS];
+    let mut size = vec![0usize; NUM_CELLS];
+    let live = |p: Point| board.get(p).filter(|_| dead.binary_search(&p).is_err());
+    let mut done = vec![false; NUM_CELLS];
+    for p in board.points() {
+        if live(p).is_some() || done[p.index()] {
+            continue;
+        }
+        let mut region = vec![p];
+        done[p.index()] = true;
+        let mut reach = 0u8;
+        let mut k = 0;
+        while k < region.len() {
+            for n in region[k].neighbors() {
+                if !board.on_board(n) {
+                    continue;
+                }
+                match live(n) {
+                    Some(Color::Black) => reach |= 1,
+                    Some(Color::White) => reach |= 2,
+                    None if !done[n.index()] => {
+                        done[n.index()] = true;
+                        region.push(n);
+                    }
+                    None => {}
+                }
+            }
+            k += 1;
+        }
+        for &q in &region {
+            owner[q.index()] = reach;
+            size[q.index()] = region.len();
+        }
+    }
+    (owner, size)
 }
 
 impl Executor for Engine {
