@@ -8,7 +8,8 @@
 //!   line is set-up and is sent too (a failing set-up command is reported, not counted).
 //! * The `#? [regex]` line after a test (only comments may come between) is the expected reply
 //!   text: without `=`/`?`, the id and the following space, trimmed. The regex must match the
-//!   *whole* reply; `.` also matches newlines (multi-line replies).
+//!   *whole* reply; `.` also matches newlines (multi-line replies). Look-ahead and
+//!   look-behind work (fancy-regex), as in the Java regexes of gogui-regress.
 //!   * `#? [!regex]`: negation, the reply must NOT match.
 //!   * `#? [regex]*`: expected failure (a test known to fail).
 //!   * `#? [?regex]` (extension): the reply must be a failure response (`? ...`) whose text
@@ -39,7 +40,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use regex::Regex;
+use fancy_regex::Regex;
 
 /// Default time an engine gets for one reply.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -139,7 +140,8 @@ impl Expectation {
 
     /// Does the reply meet the expectation (id not considered)?
     pub fn matches(&self, reply: &Reply) -> bool {
-        let text_ok = self.regex.is_match(reply.text.trim());
+        // A regex that gives up (backtracking limit) counts as no match.
+        let text_ok = self.regex.is_match(reply.text.trim()).unwrap_or(false);
         let ok = text_ok && (!self.want_failure || !reply.success);
         ok != self.negate
     }
