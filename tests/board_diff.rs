@@ -72,7 +72,6 @@ struct Saved {
 
 /// The naive reference game.
 struct Reference {
-    n: usize,
     suicide_allowed: bool,
     ko: KoRule,
     adj: Vec<Vec<usize>>,
@@ -111,7 +110,6 @@ impl Reference {
             }
         }
         let mut r = Reference {
-            n,
             suicide_allowed: rules.suicide_allowed,
             ko: rules.ko,
             adj,
@@ -283,11 +281,23 @@ const VARIANTS: usize = 6;
 /// Steps per game: long games on small boards, where a step is cheap and repetitions are
 /// frequent; enough on large boards to fill them and capture a lot.
 fn steps(n: usize) -> usize {
-    (300_000 / (n * n)).clamp(1_000, 4_500)
+    (300_000 / (n * n)).clamp(1_000, 6_000)
+}
+
+/// `check_consistency` re-floods every chain from every stone (cubic in chain length):
+/// it would cost twenty times the rest on large boards, so it runs on every step of small
+/// boards and on a regular sample of steps (and at the end) of larger ones. Stones,
+/// prisoners, hash and all verdicts are still compared on every step.
+fn consistency_every(n: usize) -> usize {
+    match n {
+        0..=6 => 1,
+        7..=9 => 4,
+        10..=12 => 16,
+        _ => 32,
+    }
 }
 
 struct Ctx {
-    n: usize,
     pts: Vec<Point>,
 }
 
@@ -307,6 +317,7 @@ fn compare(
     game: &Game,
     r: &Reference,
     both_colours: bool,
+    full: bool,
 ) -> Result<Vec<Result<Outcome, IllegalMove>>, TestCaseError> {
     let b = game.board();
     for (i, &p) in ctx.pts.iter().enumerate() {
@@ -321,8 +332,12 @@ fn compare(
         prop_assert_eq!(b.captures(c), r.caps[c.index()], "prisoners of {:?}", c);
     }
     prop_assert_eq!(b.hash(), hash_from_scratch(ctx, &r.cells), "hash\n{:?}", b);
-    if let Err(e) = b.check_consistency() {
-        return Err(TestCaseError::fail(format!("inconsistent board: {e}\n{b:?}")));
+    if full {
+        if let Err(e) = b.check_consistency() {
+            return Err(TestCaseError::fail(format!(
+                "inconsistent board: {e}\n{b:?}"
+            )));
+        }
     }
     prop_assert_eq!(game.to_move(), r.to_move);
     prop_assert_eq!(game.moves().len(), r.moves.len());
@@ -346,14 +361,15 @@ fn compare(
                 c,
                 p.coord(),
                 b,
-                r.last.as_ref().map(|(c, m, cap)| (c, ctx.pts[*m].coord(), cap.len()))
+                r.last
+                    .as_ref()
+                    .map(|(c, m, cap)| (c, ctx.pts[*m].coord(), cap.len()))
             );
             if c == r.to_move {
                 verdicts.push(want);
             }
         }
     }
-    let _ = ctx.n;
     Ok(verdicts)
 }
 
@@ -382,7 +398,6 @@ fn run_game(n: usize, v: usize, actions: &[(u8, u32)], tally: &Tally) -> Result<
     let mut game = Game::new(n, rules.clone()).expect("size in range");
     let mut r = Reference::new(n, &rules);
     let ctx = Ctx {
-        n,
         pts: (0..n * n)
             .map(|i| game.board().point(i % n, i / n).expect("on board"))
             .collect(),
@@ -390,7 +405,8 @@ fn run_game(n: usize, v: usize, actions: &[(u8, u32)], tally: &Tally) -> Result<
     let (mut placed, mut passes, mut refused, mut undos, mut captures) = (0, 0, 0, 0, 0);
     let mut reasons = [0u64; 4];
     for (step, &(kind, pick)) in actions.iter().enumerate() {
-        let mut verdicts = compare(&ctx, &game, &r, step % 8 == 0)?;
+        let full = step % consistency_every(n) == 0;
+        let mut verdicts = compare(&ctx, &game, &r, step % 8 == 0, full)?;
         if step % 64 == 0 {
             let legal: Vec<Point> = verdicts
                 .iter()
@@ -406,8 +422,8 @@ fn run_game(n: usize, v: usize, actions: &[(u8, u32)], tally: &Tally) -> Result<
         match kind {
             0..=77 if !legal.is_empty() => {
                 let i = legal[pick % legal.len()];
-                let out = std::mem::replace(&mut verdicts[i], Err(IllegalMove::OffBoard))
-                    .expect("legal");
+                let out =
+                    std::mem::replace(&mut verdicts[i], Err(IllegalMove::OffBoard)).expect("legal");
                 captures += out.captured.len() as u64;
                 let before = game.board().hash();
                 prop_assert_eq!(game.play(color, Move::Place(ctx.pts[i])), Ok(()));
@@ -417,22 +433,21 @@ fn run_game(n: usize, v: usize, actions: &[(u8, u32)], tally: &Tally) -> Result<
             78..=86 => {
                 // An illegal attempt: must be refused with the reference's reason and
                 // change nothing.
-                let illegal: Vec<(usize, IllegalMove)> = verdicts
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, v)| v.as_ref().err().map(|e| (i, *e)))
-                    .collect();
-                let interesting: Vec<(usize, IllegalMove)> = illegal
-                    .iter()
-                    .copied()
-                    .filter(|&(_, e)| e != IllegalMove::Occupied)
-                    .collect();
-                let (p, want) = if !interesting.is_empty() && pick % 4 != 0 {
-                    let (i, e) = interesting[(pick / 4) % interesting.len()];
-                    (ctx.pts[i], e)
-                } else if !illegal.is_empty() && pick % 8 != 0 {
-                    let (i, e) = illegal[(pick / 8) % illegal.len()];
-                    (ctx.pts[i], e)
+                // Rarer reasons first: pick a reason present on the board, then a point.
+                let mut by_reason: [Vec<usize>; 4] = Default::default();
+                for (i, v) in verdicts.iter().enumerate() {
+                    if let Err(e) = v {
+                        by_reason[reason_index(*e)].push(i);
+                    }
+                }
+                let present: Vec<usize> = (0..4).filter(|&k| !by_reason[k].is_empty()).collect();
+                let (p, want) = if !present.is_empty() && pick % 8 != 0 {
+                    let points = &by_reason[present[(pick / 8) % present.len()]];
+                    let i = points[(pick / 32) % points.len()];
+                    (
+                        ctx.pts[i],
+                        verdicts[i].as_ref().err().copied().expect("illegal"),
+                    )
                 } else {
                     // Just off the board: right of the last column, or above the top row.
                     let k = (pick / 8) % n;
@@ -470,7 +485,7 @@ fn run_game(n: usize, v: usize, actions: &[(u8, u32)], tally: &Tally) -> Result<
             }
         }
     }
-    compare(&ctx, &game, &r, true)?;
+    compare(&ctx, &game, &r, true, true)?;
     tally.placed.fetch_add(placed, Ordering::Relaxed);
     tally.passes.fetch_add(passes, Ordering::Relaxed);
     tally.refused.fetch_add(refused, Ordering::Relaxed);
@@ -487,7 +502,6 @@ fn game_matches_naive_reference_on_every_size() {
     let tally = Tally::default();
     let start = std::time::Instant::now();
     for n in 2..=19 {
-        let t0 = std::time::Instant::now();
         for v in 0..VARIANTS {
             let mut seed = [0u8; 32];
             seed[0] = n as u8;
@@ -508,7 +522,6 @@ fn game_matches_naive_reference_on_every_size() {
                 panic!("size {n}, rules {:?}: {e}", variant(v));
             }
         }
-        eprintln!("TIMING {n} {:?} {}", t0.elapsed(), tally.placed.load(Ordering::Relaxed));
     }
     let placed = tally.placed.load(Ordering::Relaxed);
     let passes = tally.passes.load(Ordering::Relaxed);
@@ -526,7 +539,7 @@ fn game_matches_naive_reference_on_every_size() {
         tally.undos.load(Ordering::Relaxed),
         start.elapsed()
     );
-    assert!(placed + passes >= 200_000, "only {} moves", placed + passes);
+    assert!(placed >= 200_000, "only {placed} stones played");
     // Every reason must actually have been exercised.
     for i in 0..4 {
         assert!(r(i) > 0, "reason {i} never tried");
