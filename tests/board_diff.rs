@@ -441,7 +441,7 @@ fn run_game(n: usize, v: usize, actions: &[(u8, u32)], tally: &Tally) -> Result<
                     }
                 }
                 let present: Vec<usize> = (0..4).filter(|&k| !by_reason[k].is_empty()).collect();
-                let (p, want) = if !present.is_empty() && pick % 8 != 0 {
+                let (p, want) = if !present.is_empty() && !pick.is_multiple_of(8) {
                     let points = &by_reason[present[(pick / 8) % present.len()]];
                     let i = points[(pick / 32) % points.len()];
                     (
