@@ -511,6 +511,7 @@ fn game_matches_naive_reference_on_every_size() {
                 cases: 1,
                 failure_persistence: None,
                 max_shrink_iters: 2_000,
+                max_shrink_time: 30_000,
                 ..Config::default()
             };
             let mut runner =
