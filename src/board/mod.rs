@@ -325,7 +325,11 @@ impl Board {
     /// Whether the chain through `p` has exactly one liberty.
     #[inline]
     pub fn in_atari(&self, p: Point) -> bool {
-        self.get(p).is_some() && self.in_atari_head(self.head_of(p))
+        // A set-up chain may have no liberty at all: that is not atari.
+        self.get(p).is_some() && {
+            let h = self.head_of(p);
+            self.libs[h] > 0 && self.in_atari_head(h)
+        }
     }
 
     /// Whether `color` playing on empty `p` would capture something.
@@ -827,8 +831,15 @@ impl Board {
                 }
                 Some(c) => {
                     hash ^= STONE_KEYS[c.index()][i];
-                    let chain = self.chain(p);
                     let h = self.head_of(p);
+                    if self.get(Point(h as u16)) != Some(c) {
+                        return Err(format!("head of {p:?} is not a stone of its colour"));
+                    }
+                    if h != i {
+                        // The chain as a whole is checked once, from its head.
+                        continue;
+                    }
+                    let chain = self.chain(p);
                     if chain
                         .iter()
                         .any(|&s| self.head_of(s) != h || self.get(s) != Some(c))
@@ -840,16 +851,19 @@ impl Board {
                     }
                     // Flood fill the chain independently.
                     let mut seen = vec![p];
+                    let mut mark = [false; NUM_CELLS];
+                    mark[i] = true;
                     let mut k = 0;
                     while k < seen.len() {
                         for n in seen[k].neighbors() {
-                            if self.get(n) == Some(c) && !seen.contains(&n) {
+                            if self.get(n) == Some(c) && !mark[n.index()] {
+                                mark[n.index()] = true;
                                 seen.push(n);
                             }
                         }
                         k += 1;
                     }
-                    if seen.len() != chain.len() {
+                    if seen.len() != chain.len() || chain.iter().any(|s| !mark[s.index()]) {
                         return Err(format!("chain at {p:?} is not its connected component"));
                     }
                     let (mut n, mut s, mut sq) = (0u16, 0u32, 0u64);
