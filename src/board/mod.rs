@@ -493,6 +493,7 @@ impl Board {
         debug_assert_eq!(self.cells[p.index()], Cell::Empty);
         let pi = p.index();
         self.set_cell(p, Cell::from(color));
+        self.stone_counts[color.index()] += 1;
         self.remove_empty(pi);
         self.hash ^= STONE_KEYS[color.index()][pi];
 
@@ -586,6 +587,7 @@ impl Board {
     fn place_no_capture(&mut self, color: Color, p: Point) {
         let pi = p.index();
         self.set_cell(p, Cell::from(color));
+        self.stone_counts[color.index()] += 1;
         self.remove_empty(pi);
         self.hash ^= STONE_KEYS[color.index()][pi];
         self.head[pi] = p.0;
@@ -619,12 +621,6 @@ impl Board {
         let from = self.cells[p.index()];
         self.cells[p.index()] = to;
         let delta = (1u32 << (8 * to as u32)).wrapping_sub(1u32 << (8 * from as u32));
-        if let Some(c) = from.color() {
-            self.stone_counts[c.index()] -= 1;
-        }
-        if let Some(c) = to.color() {
-            self.stone_counts[c.index()] += 1;
-        }
         for n in p.neighbors() {
             // Border cells' own counts are never read: wrapping keeps them harmless.
             let nc = &mut self.neighbor_counts[n.index()];
@@ -710,6 +706,7 @@ impl Board {
                 break;
             }
         }
+        self.stone_counts[color.index()] -= count as u16;
         count
     }
 
