@@ -23,6 +23,11 @@
 #? [true]
 15 known_command no_such_command
 #? [false]
+# GoGui sends '# interrupt' lines only to engines that list gogui-interrupt.
+17 known_command gogui-interrupt
+#? [true]
+18 gogui-interrupt
+#? []
 16 known_command
 #? [?syntax error.*]
 

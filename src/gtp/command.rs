@@ -126,6 +126,9 @@ pub enum Command {
     Printsgf(Option<String>),
     Showboard,
     Cputime,
+    /// GoGui's `gogui-interrupt`: listing it tells GoGui that the engine understands the
+    /// `# interrupt` line sent while a command runs. Does nothing itself.
+    GoguiInterrupt,
     IsLegal(Color, GtpMove),
     AllLegal(Color),
     ListStones(Color),
@@ -163,6 +166,7 @@ impl Command {
             Command::Printsgf(_) => "printsgf",
             Command::Showboard => "showboard",
             Command::Cputime => "cputime",
+            Command::GoguiInterrupt => "gogui-interrupt",
             Command::IsLegal(..) => "is_legal",
             Command::AllLegal(_) => "all_legal",
             Command::ListStones(_) => "list_stones",
@@ -225,7 +229,8 @@ impl fmt::Display for Command {
             | Command::FinalScore
             | Command::Printsgf(None)
             | Command::Showboard
-            | Command::Cputime => Ok(()),
+            | Command::Cputime
+            | Command::GoguiInterrupt => Ok(()),
         }
     }
 }
@@ -493,6 +498,11 @@ pub static COMMANDS: &[CommandSpec] = &[
         name: "cputime",
         parse: |a| no_args(a, Command::Cputime),
         example: "cputime",
+    },
+    CommandSpec {
+        name: "gogui-interrupt",
+        parse: |a| no_args(a, Command::GoguiInterrupt),
+        example: "gogui-interrupt",
     },
     CommandSpec {
         name: "is_legal",

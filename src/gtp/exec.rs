@@ -487,6 +487,7 @@ impl Executor for Engine {
             }
             Command::Showboard => Ok(format!("\n{}", diagram(&self.game)).into()),
             Command::Cputime => Ok(format!("{:.3}", cpu_seconds()).into()),
+            Command::GoguiInterrupt => Ok(Reply::empty()),
             Command::IsLegal(color, m) => {
                 let legal = move_of(self.game.board(), m)
                     .is_some_and(|mv| self.game.check(color, mv).is_ok());
