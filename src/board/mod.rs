@@ -491,34 +491,12 @@ impl Board {
     /// of stones captured from the opponent.
     pub fn place(&mut self, color: Color, p: Point) -> u32 {
         debug_assert_eq!(self.cells[p.index()], Cell::Empty);
-        let pi = p.index();
-        self.set_cell(p, Cell::from(color));
-        self.stone_counts[color.index()] += 1;
-        self.remove_empty(pi);
-        self.hash ^= STONE_KEYS[color.index()][pi];
-
-        // A new one-stone chain.
-        self.head[pi] = p.0;
-        self.next[pi] = p.0;
-        self.stones[pi] = 1;
-        self.libs[pi] = 0;
-        self.lib_sum[pi] = 0;
-        self.lib_sum_sq[pi] = 0;
-        let enemy = Cell::from(color.opponent());
-        let own = Cell::from(color);
-        let mut captured = 0u32;
-        let mut last_captured = 0u16;
-        for n in p.neighbors() {
-            let c = self.cells[n.index()];
-            if c == Cell::Empty {
-                self.add_lib(pi, n.0);
-            } else if c != Cell::Border {
-                let h = self.head_of(n);
-                self.remove_lib(h, p.0);
-            }
-        }
+        self.add_stone(color, p);
         // Captures only after every liberty update: a removed stone gives the new stone
         // its liberty through `remove_chain`, never twice.
+        let enemy = Cell::from(color.opponent());
+        let mut captured = 0u32;
+        let mut last_captured = 0u16;
         for n in p.neighbors() {
             if self.cells[n.index()] == enemy {
                 let h = self.head_of(n);
@@ -528,15 +506,7 @@ impl Board {
                 }
             }
         }
-        for n in p.neighbors() {
-            if self.cells[n.index()] == own {
-                let a = self.head_of(n);
-                let b = self.head_of(p);
-                if a != b {
-                    self.merge(a, b);
-                }
-            }
-        }
+        self.merge_with_neighbors(color, p);
         self.captures[color.index()] += captured;
         self.ko_point = 0;
         let h = self.head_of(p);
@@ -548,6 +518,48 @@ impl Board {
             self.captures[color.opponent().index()] += lost;
         }
         captured
+    }
+
+    /// Puts a stone on empty `p` as a new one-stone chain: cell, counts, empty list, hash,
+    /// its pseudo-liberties, and the pseudo-liberty `p` taken from each neighbouring chain.
+    /// Captures and merges are the caller's.
+    #[inline]
+    fn add_stone(&mut self, color: Color, p: Point) {
+        let pi = p.index();
+        self.set_cell(p, Cell::from(color));
+        self.stone_counts[color.index()] += 1;
+        self.remove_empty(pi);
+        self.hash ^= STONE_KEYS[color.index()][pi];
+        self.head[pi] = p.0;
+        self.next[pi] = p.0;
+        self.stones[pi] = 1;
+        self.libs[pi] = 0;
+        self.lib_sum[pi] = 0;
+        self.lib_sum_sq[pi] = 0;
+        for n in p.neighbors() {
+            let c = self.cells[n.index()];
+            if c == Cell::Empty {
+                self.add_lib(pi, n.0);
+            } else if c != Cell::Border {
+                let h = self.head_of(n);
+                self.remove_lib(h, p.0);
+            }
+        }
+    }
+
+    /// Merges the chain through `p` with every neighbouring chain of `color`.
+    #[inline]
+    fn merge_with_neighbors(&mut self, color: Color, p: Point) {
+        let own = Cell::from(color);
+        for n in p.neighbors() {
+            if self.cells[n.index()] == own {
+                let a = self.head_of(n);
+                let b = self.head_of(p);
+                if a != b {
+                    self.merge(a, b);
+                }
+            }
+        }
     }
 
     /// Puts a set-up stone on empty `p` (no captures are resolved: set-up positions may
@@ -585,35 +597,8 @@ impl Board {
     }
 
     fn place_no_capture(&mut self, color: Color, p: Point) {
-        let pi = p.index();
-        self.set_cell(p, Cell::from(color));
-        self.stone_counts[color.index()] += 1;
-        self.remove_empty(pi);
-        self.hash ^= STONE_KEYS[color.index()][pi];
-        self.head[pi] = p.0;
-        self.next[pi] = p.0;
-        self.stones[pi] = 1;
-        self.libs[pi] = 0;
-        self.lib_sum[pi] = 0;
-        self.lib_sum_sq[pi] = 0;
-        for n in p.neighbors() {
-            let c = self.cells[n.index()];
-            if c == Cell::Empty {
-                self.add_lib(pi, n.0);
-            } else if c != Cell::Border {
-                let h = self.head_of(n);
-                self.remove_lib(h, p.0);
-            }
-        }
-        for n in p.neighbors() {
-            if self.cells[n.index()] == Cell::from(color) {
-                let a = self.head_of(n);
-                let b = self.head_of(p);
-                if a != b {
-                    self.merge(a, b);
-                }
-            }
-        }
+        self.add_stone(color, p);
+        self.merge_with_neighbors(color, p);
     }
 
     #[inline]
@@ -732,29 +717,6 @@ impl Board {
             self.empty_index[p.index()] = live as u16;
         }
         None
-    }
-
-    /// Plays a light playout to the end (two passes in a row, or a move limit), starting
-    /// with `to_move`. Returns the number of moves played (passes included).
-    pub fn playout<R: PointSampler>(&mut self, mut to_move: Color, rng: &mut R) -> usize {
-        let limit = 3 * self.size * self.size;
-        let mut passes = 0;
-        let mut moves = 0;
-        while passes < 2 && moves < limit {
-            match self.random_move(to_move, rng) {
-                Some(p) => {
-                    self.place(to_move, p);
-                    passes = 0;
-                }
-                None => {
-                    self.pass();
-                    passes += 1;
-                }
-            }
-            moves += 1;
-            to_move = to_move.opponent();
-        }
-        moves
     }
 
     /// Tromp-Taylor area score of the board as it stands (every stone alive): Black's
@@ -966,10 +928,22 @@ mod tests {
         use rand::{rngs::SmallRng, SeedableRng};
         let mut rng = SmallRng::seed_from_u64(5);
         for size in [2, 9, 19, 25] {
-            let mut a = Board::new(size).unwrap();
-            a.playout(Color::Black, &mut rng);
-            let mut b = Board::new(size).unwrap();
-            b.playout(Color::White, &mut rng);
+            let random_game = |color: Color, rng: &mut SmallRng| {
+                let mut b = Board::new(size).unwrap();
+                let mut c = color;
+                for _ in 0..size * size {
+                    match b.random_move(c, rng) {
+                        Some(p) => {
+                            b.place(c, p);
+                        }
+                        None => b.pass(),
+                    }
+                    c = c.opponent();
+                }
+                b
+            };
+            let a = random_game(Color::Black, &mut rng);
+            let mut b = random_game(Color::White, &mut rng);
             b.copy_from(&a);
             assert_eq!(a, b);
             assert_eq!(a.hash(), b.hash());
