@@ -7,6 +7,7 @@ pub mod board;
 pub mod engine;
 pub mod game;
 pub mod gtp;
+pub mod log;
 pub mod playout;
 pub mod regress;
 pub mod rules;

@@ -61,6 +61,7 @@ fn parse_rules(s: &str) -> Result<Rules, String> {
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    tengen::log::set_level(cli.verbose);
     match cli.command {
         Some(Sub::Bench {
             sizes,

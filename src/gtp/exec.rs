@@ -349,11 +349,11 @@ impl Executor for Engine {
             }
             Command::Play(color, m) => {
                 let mv = move_of(self.game.board(), m).ok_or_else(|| {
-                    eprintln!("play {m}: off the {size}x{size} board");
+                    crate::log!(1, "play {m}: off the {size}x{size} board");
                     GtpError::IllegalMove
                 })?;
                 self.game.play(color, mv).map_err(|e| {
-                    eprintln!("play {m}: {e}");
+                    crate::log!(1, "play {m}: {e}");
                     GtpError::IllegalMove
                 })?;
                 Ok(Reply::empty())
@@ -457,16 +457,16 @@ impl Executor for Engine {
             Command::FinalStatusList(status) => Ok(status_list(self, status).into()),
             Command::Loadsgf { file, move_number } => {
                 let bytes = std::fs::read(&file).map_err(|e| {
-                    eprintln!("loadsgf {file}: {e}");
+                    crate::log!(1, "loadsgf {file}: {e}");
                     GtpError::CannotLoadFile
                 })?;
                 let text = String::from_utf8_lossy(&bytes);
                 let rec = sgf::parse_record(&text).map_err(|e| {
-                    eprintln!("loadsgf {file}: {e}");
+                    crate::log!(1, "loadsgf {file}: {e}");
                     GtpError::CannotLoadFile
                 })?;
                 let game = game_from_record(&rec, &self.game, move_number).map_err(|e| {
-                    eprintln!("loadsgf {file}: {e}");
+                    crate::log!(1, "loadsgf {file}: {e}");
                     GtpError::CannotLoadFile
                 })?;
                 self.game = game;
@@ -478,7 +478,7 @@ impl Executor for Engine {
                     None => Ok(text.into()),
                     Some(f) => {
                         std::fs::write(&f, text + "\n").map_err(|e| {
-                            eprintln!("printsgf {f}: {e}");
+                            crate::log!(1, "printsgf {f}: {e}");
                             GtpError::Other("cannot write file".into())
                         })?;
                         Ok(Reply::empty())

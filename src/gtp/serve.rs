@@ -151,7 +151,7 @@ enum Input {
 
 /// Writes one line to stderr, ignoring failure (stderr may be closed too).
 fn log(args: fmt::Arguments<'_>) {
-    let _ = writeln!(io::stderr().lock(), "tengen: {args}");
+    crate::log::write(1, args);
 }
 
 /// A byte that survives preprocessing as something visible (not control, not space).
