@@ -2,6 +2,28 @@
 //!
 //! Layers, dependencies pointing one way:
 //! `board` <- `game`/`rules`/`score` <- `playout` <- `engine` <- `gtp` <- `main`.
+//!
+//! ```
+//! use tengen::{Game, Move, Rules, Color, IllegalMove};
+//!
+//! let mut game = Game::new(9, Rules::chinese()).unwrap();
+//! let b = game.board();
+//! let (a1, b1, a2) = (b.point(0, 0).unwrap(), b.point(1, 0).unwrap(), b.point(0, 1).unwrap());
+//! game.play(Color::Black, Move::Place(a1)).unwrap();
+//! game.play(Color::White, Move::Place(b1)).unwrap();
+//! game.play(Color::Black, Move::Pass).unwrap();
+//! game.play(Color::White, Move::Place(a2)).unwrap(); // captures A1
+//! assert_eq!(game.board().captures(Color::White), 1);
+//! // A1 is now White's eye: Black may not play there.
+//! assert_eq!(game.check(Color::Black, Move::Place(a1)), Err(IllegalMove::Suicide));
+//! game.play(Color::Black, Move::Pass).unwrap();
+//! game.play(Color::White, Move::Pass).unwrap();
+//! assert!(game.is_over());
+//! // White owns the whole board by area; komi 7.5 on top.
+//! assert_eq!(game.score(&[]).result_string(), "W+88.5");
+//! assert!(game.undo());
+//! assert!(!game.is_over());
+//! ```
 
 pub mod board;
 pub mod engine;

@@ -202,14 +202,13 @@ fn record_of(game: &Game) -> SgfRecord {
             Color::White => root.add_white.push(sp(p)),
         }
     }
+    // White moves first after handicap stones; say so only when the game differs.
     let default_first = if game.handicap() >= 2 {
         Color::White
     } else {
         Color::Black
     };
-    if game.first_to_move() != default_first
-        || (game.moves().is_empty() && game.handicap() < 2 && !game.setup().is_empty())
-    {
+    if game.first_to_move() != default_first {
         root.player = Some(game.first_to_move());
     }
     let mut nodes = vec![root];
