@@ -16,6 +16,7 @@ pub use color::{Cell, Color};
 pub use point::{Move, Point, MAX_SIZE, NUM_CELLS, STRIDE};
 pub use zobrist::{KO_KEY, STONE_KEYS, TO_MOVE_KEYS};
 
+use smallvec::SmallVec;
 use thiserror::Error;
 
 /// Why a move is illegal.
@@ -438,37 +439,38 @@ impl Board {
     /// on the board), without playing. A suicide removes the player's own chain.
     pub fn hash_after(&self, color: Color, p: Point) -> u64 {
         let mut h = self.hash ^ STONE_KEYS[color.index()][p.index()];
-        let mut seen = [0u16; 4];
-        let mut nseen = 0;
         let enemy = Cell::from(color.opponent());
-        let mut captured = false;
-        for n in p.neighbors() {
-            if self.cells[n.index()] == enemy {
-                let head = self.head[n.index()];
-                if self.in_atari_head(head as usize) && !seen[..nseen].contains(&head) {
-                    seen[nseen] = head;
-                    nseen += 1;
-                    captured = true;
-                    h ^= self.chain_key(head);
-                }
-            }
+        let captured = self.neighbor_heads(p, enemy, |head| self.in_atari_head(head as usize));
+        for &head in &captured {
+            h ^= self.chain_key(head);
         }
-        if !captured && self.is_suicide(color, p) {
+        if captured.is_empty() && self.is_suicide(color, p) {
             // Suicide (where the rules allow it): the new stone and its friends vanish.
             h ^= STONE_KEYS[color.index()][p.index()];
-            nseen = 0;
-            for n in p.neighbors() {
-                if self.cells[n.index()] == Cell::from(color) {
-                    let head = self.head[n.index()];
-                    if !seen[..nseen].contains(&head) {
-                        seen[nseen] = head;
-                        nseen += 1;
-                        h ^= self.chain_key(head);
-                    }
-                }
+            for head in self.neighbor_heads(p, Cell::from(color), |_| true) {
+                h ^= self.chain_key(head);
             }
         }
         h
+    }
+
+    /// The distinct heads of the chains of `cell` colour next to `p` that pass `keep`.
+    fn neighbor_heads(
+        &self,
+        p: Point,
+        cell: Cell,
+        keep: impl Fn(u16) -> bool,
+    ) -> SmallVec<[u16; 4]> {
+        let mut heads = SmallVec::new();
+        for n in p.neighbors() {
+            if self.cells[n.index()] == cell {
+                let head = self.head[n.index()];
+                if !heads.contains(&head) && keep(head) {
+                    heads.push(head);
+                }
+            }
+        }
+        heads
     }
 
     fn chain_key(&self, head: u16) -> u64 {
