@@ -14,9 +14,9 @@ use thiserror::Error;
 
 use crate::board::Color;
 
-/// Smallest and largest board sizes we accept from SGF.
+/// Smallest and largest board sizes we accept from SGF: the board's.
 pub const MIN_SIZE: usize = 2;
-pub const MAX_SIZE: usize = 25;
+pub const MAX_SIZE: usize = crate::board::MAX_SIZE;
 
 /// Board size when SZ is absent (FF[4] default for Go).
 pub const DEFAULT_SIZE: usize = 19;

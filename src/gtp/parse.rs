@@ -19,11 +19,12 @@ use crate::board::Color;
 /// Largest GTP `int`: 2^31 - 1 (GTP v2 §2.8).
 pub const MAX_INT: u32 = i32::MAX as u32;
 
-/// Number of GTP columns: `A` to `Z` without `I`.
+/// Number of GTP columns: `A` to `Z` without `I`, which is the board's largest size.
 pub const NUM_COLUMNS: u8 = 25;
+const _: () = assert!(NUM_COLUMNS as usize == crate::board::MAX_SIZE);
 
 /// Largest GTP row number.
-pub const MAX_ROW: u8 = 25;
+pub const MAX_ROW: u8 = crate::board::MAX_SIZE as u8;
 
 /// A board point as GTP writes it, 0-based: `col` 0 is `A`, `row` 0 is GTP row `1` (the
 /// bottom). Not checked against a board size; the executor does that.
