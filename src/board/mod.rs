@@ -706,6 +706,11 @@ impl Board {
         while live > 0 {
             let i = rng.below(live);
             let p = Point(self.empties[i]);
+            // A point with an empty neighbour is neither an eye, nor suicide, nor the ko
+            // point (which is surrounded): the common case, decided by one load.
+            if self.neighbor_count(p, Cell::Empty) > 0 {
+                return Some(p);
+            }
             let ko = self.ko_point == p.0 && self.ko_color == color;
             if !(ko || self.is_eye(color, p) || self.is_suicide(color, p)) {
                 return Some(p);
