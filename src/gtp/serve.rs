@@ -275,6 +275,17 @@ pub fn format_response(id: Option<&str>, result: &Result<Reply, GtpError>) -> St
     out
 }
 
+/// The answer to a command that the protocol and the command table alone decide
+/// (`protocol_version`, `list_commands`, `known_command`); `None` for the others.
+pub fn builtin_reply(command: &Command) -> Option<Reply> {
+    match command {
+        Command::ProtocolVersion => Some(Reply::new(PROTOCOL_VERSION)),
+        Command::ListCommands => Some(Reply::new(list_commands())),
+        Command::KnownCommand(name) => Some(Reply::new(is_known_command(name).to_string())),
+        _ => None,
+    }
+}
+
 /// Runs one parsed command: built-ins here, the rest through the executor. Returns the
 /// result and whether the session ends.
 fn run_command<E: Executor + ?Sized>(
@@ -282,24 +293,20 @@ fn run_command<E: Executor + ?Sized>(
     command: Command,
     ctx: &Context,
 ) -> (Result<Reply, GtpError>, bool) {
-    match command {
-        Command::ProtocolVersion => (Ok(Reply::new(PROTOCOL_VERSION)), false),
-        Command::ListCommands => (Ok(Reply::new(list_commands())), false),
-        Command::KnownCommand(name) => (Ok(Reply::new(is_known_command(&name).to_string())), false),
-        command => {
-            let quit = command == Command::Quit;
-            let name = command.name();
-            match panic::catch_unwind(AssertUnwindSafe(|| exec.execute(command, ctx))) {
-                Ok(Ok(reply)) => {
-                    let quit = quit || reply.quit;
-                    (Ok(reply), quit)
-                }
-                Ok(Err(err)) => (Err(err), quit),
-                Err(_) => {
-                    log(format_args!("executor panicked on `{name}`"));
-                    (Err(GtpError::Internal), quit)
-                }
-            }
+    if let Some(reply) = builtin_reply(&command) {
+        return (Ok(reply), false);
+    }
+    let quit = command == Command::Quit;
+    let name = command.name();
+    match panic::catch_unwind(AssertUnwindSafe(|| exec.execute(command, ctx))) {
+        Ok(Ok(reply)) => {
+            let quit = quit || reply.quit;
+            (Ok(reply), quit)
+        }
+        Ok(Err(err)) => (Err(err), quit),
+        Err(_) => {
+            log(format_args!("executor panicked on `{name}`"));
+            (Err(GtpError::Internal), quit)
         }
     }
 }
