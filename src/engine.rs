@@ -151,16 +151,7 @@ impl Engine {
             b.copy_from(board);
             playout::playout(&mut b, to_move, &mut Light, &mut rng);
             for p in b.points() {
-                let v = match b.get(p) {
-                    Some(Color::Black) => 1,
-                    Some(Color::White) => -1,
-                    None => {
-                        let nb = b.neighbor_count(p, crate::board::Cell::Black);
-                        let nw = b.neighbor_count(p, crate::board::Cell::White);
-                        (nb > 0 && nw == 0) as i32 - (nw > 0 && nb == 0) as i32
-                    }
-                };
-                own[p.index()] += v;
+                own[p.index()] += playout::end_owner(&b, p);
             }
         }
         own.into_iter()

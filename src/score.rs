@@ -83,8 +83,10 @@ impl Score {
     }
 }
 
-/// Counts `board` by area after removing the stones on `dead` points.
-pub fn area(board: &Board, dead: &[Point], komi: f64, compensation: f64) -> Score {
+/// The empty regions of `board` once the stones on `dead` points are taken off: for
+/// every point, which colours its region touches (bit 0 Black, bit 1 White; 0 for a live
+/// stone) and the region's size (0 for a live stone). Indexed by point index.
+pub fn regions(board: &Board, dead: &[Point]) -> (Vec<u8>, Vec<usize>) {
     let mut cells = [Cell::Border; NUM_CELLS];
     for p in board.points() {
         cells[p.index()] = board.cell(p);
@@ -94,6 +96,50 @@ pub fn area(board: &Board, dead: &[Point], komi: f64, compensation: f64) -> Scor
             cells[p.index()] = Cell::Empty;
         }
     }
+    let mut reach = vec![0u8; NUM_CELLS];
+    let mut size = vec![0usize; NUM_CELLS];
+    let mut done = [false; NUM_CELLS];
+    let mut region = Vec::new();
+    for p in board.points() {
+        if cells[p.index()] != Cell::Empty || done[p.index()] {
+            continue;
+        }
+        region.clear();
+        region.push(p);
+        done[p.index()] = true;
+        let mut touches = 0u8;
+        let mut k = 0;
+        while k < region.len() {
+            for n in region[k].neighbors() {
+                match cells[n.index()] {
+                    Cell::Black => touches |= 1,
+                    Cell::White => touches |= 2,
+                    Cell::Empty if !done[n.index()] => {
+                        done[n.index()] = true;
+                        region.push(n);
+                    }
+                    _ => {}
+                }
+            }
+            k += 1;
+        }
+        for &q in &region {
+            reach[q.index()] = touches;
+            size[q.index()] = region.len();
+        }
+    }
+    (reach, size)
+}
+
+/// Black's area minus White's with every stone alive and no komi (Tromp-Taylor).
+pub fn area_difference(board: &Board) -> i32 {
+    let s = area(board, &[], 0.0, 0.0);
+    s.black_area as i32 - s.white_area as i32
+}
+
+/// Counts `board` by area after removing the stones on `dead` points.
+pub fn area(board: &Board, dead: &[Point], komi: f64, compensation: f64) -> Score {
+    let (reach, size) = regions(board, dead);
     let mut score = Score {
         points: board.size() * board.size(),
         black_area: 0,
@@ -102,37 +148,20 @@ pub fn area(board: &Board, dead: &[Point], komi: f64, compensation: f64) -> Scor
         komi,
         compensation,
     };
-    let mut done = [false; NUM_CELLS];
-    let mut stack = Vec::new();
     for p in board.points() {
-        match cells[p.index()] {
-            Cell::Black => score.black_area += 1,
-            Cell::White => score.white_area += 1,
-            Cell::Empty if !done[p.index()] => {
-                let (mut size, mut reach) = (0usize, 0u8);
-                done[p.index()] = true;
-                stack.push(p);
-                while let Some(q) = stack.pop() {
-                    size += 1;
-                    for n in q.neighbors() {
-                        match cells[n.index()] {
-                            Cell::Black => reach |= 1,
-                            Cell::White => reach |= 2,
-                            Cell::Empty if !done[n.index()] => {
-                                done[n.index()] = true;
-                                stack.push(n);
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-                match reach {
-                    1 => score.black_area += size,
-                    2 => score.white_area += size,
-                    _ => score.neutral += size,
-                }
+        if size[p.index()] == 0 {
+            // A live stone.
+            match board.get(p) {
+                Some(Color::Black) => score.black_area += 1,
+                Some(Color::White) => score.white_area += 1,
+                None => {}
             }
-            _ => {}
+            continue;
+        }
+        match reach[p.index()] {
+            1 => score.black_area += 1,
+            2 => score.white_area += 1,
+            _ => score.neutral += 1,
         }
     }
     score

@@ -20,6 +20,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use tengen::board::STONE_KEYS;
 use tengen::playout::{playout, Light, PlayoutRng};
+use tengen::score::area_difference;
 use tengen::{Color, Game, IllegalMove, KoRule, Move, Point, Rules};
 
 const EMPTY: u8 = 0;
@@ -613,7 +614,7 @@ fn naive_area(r: &Reference) -> i32 {
 }
 
 /// The playout layer of the board (`random_move`, `place`, `pass`, `playout`,
-/// `area_score`) against the reference under simple ko without suicide: every chosen move
+/// `score::area_difference`) against the reference under simple ko without suicide: every chosen move
 /// is legal and not an own eye, "no move" means there really is none, stones, prisoners
 /// and hash agree after every move, and the final area score matches a naive count.
 #[test]
@@ -679,7 +680,7 @@ fn playouts_match_reference_on_every_size() {
                 }
             }
             b.check_consistency().unwrap();
-            assert_eq!(b.area_score(), naive_area(&r), "{b:?}");
+            assert_eq!(area_difference(&b), naive_area(&r), "{b:?}");
             // A light playout from here ends consistent, and its quick end count is the
             // exact area count whenever it ended by two passes.
             let mut c = b.clone();
@@ -687,7 +688,7 @@ fn playouts_match_reference_on_every_size() {
             assert!(res.moves <= 3 * n * n);
             c.check_consistency().unwrap();
             if res.moves < 3 * n * n {
-                assert_eq!(res.score, c.area_score(), "{c:?}");
+                assert_eq!(res.score, area_difference(&c), "{c:?}");
             }
         }
     }

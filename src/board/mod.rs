@@ -726,53 +726,6 @@ impl Board {
         None
     }
 
-    /// Tromp-Taylor area score of the board as it stands (every stone alive): Black's
-    /// stones and empty points reaching only Black, minus White's. Exact for any position
-    /// (flood fills the empty regions).
-    pub fn area_score(&self) -> i32 {
-        let mut reach = [0u8; NUM_CELLS]; // bit 0: reaches Black, bit 1: reaches White
-        let mut done = [false; NUM_CELLS];
-        let mut stack: Vec<u16> = Vec::with_capacity(self.size * self.size);
-        let mut region: Vec<u16> = Vec::with_capacity(self.size * self.size);
-        let mut score = 0i32;
-        for p in self.points() {
-            match self.cells[p.index()] {
-                Cell::Black => score += 1,
-                Cell::White => score -= 1,
-                Cell::Empty if !done[p.index()] => {
-                    region.clear();
-                    stack.push(p.0);
-                    done[p.index()] = true;
-                    let mut r = 0u8;
-                    while let Some(q) = stack.pop() {
-                        region.push(q);
-                        for n in Point(q).neighbors() {
-                            match self.cells[n.index()] {
-                                Cell::Black => r |= 1,
-                                Cell::White => r |= 2,
-                                Cell::Empty if !done[n.index()] => {
-                                    done[n.index()] = true;
-                                    stack.push(n.0);
-                                }
-                                _ => {}
-                            }
-                        }
-                    }
-                    for &q in &region {
-                        reach[q as usize] = r;
-                    }
-                    match r {
-                        1 => score += region.len() as i32,
-                        2 => score -= region.len() as i32,
-                        _ => {}
-                    }
-                }
-                _ => {}
-            }
-        }
-        score
-    }
-
     /// Rebuilds chains, liberties, neighbour counts, empties and hash from the stones and
     /// compares them with the incremental state. For tests and debugging.
     pub fn check_consistency(&self) -> Result<(), String> {

@@ -244,7 +244,7 @@ fn record_of(game: &Game) -> SgfRecord {
 fn status_list(engine: &Engine, status: Status) -> String {
     let board = engine.game.board();
     let dead = engine.dead_stones();
-    let (owner, region_size) = regions_without(board, &dead);
+    let (owner, region_size) = crate::score::regions(board, &dead);
     let mut lines = Vec::new();
     let mut seen = vec![false; NUM_CELLS];
     for p in board.points() {
@@ -279,57 +279,17 @@ fn status_list(engine: &Engine, status: Status) -> String {
     lines.join("\n")
 }
 
-/// For every point not holding a live stone (the `dead` ones count as empty): which
-/// colours its region reaches (bit 0 Black, bit 1 White) and the region's size.
-fn regions_without(board: &Board, dead: &[Point]) -> (Vec<u8>, Vec<usize>) {
-    let mut owner = vec![0u8; NUM_CELLS];
-    let mut size = vec![0usize; NUM_CELLS];
-    let live = |p: Point| board.get(p).filter(|_| dead.binary_search(&p).is_err());
-    let mut done = vec![false; NUM_CELLS];
-    for p in board.points() {
-        if live(p).is_some() || done[p.index()] {
-            continue;
-        }
-        let mut region = vec![p];
-        done[p.index()] = true;
-        let mut reach = 0u8;
-        let mut k = 0;
-        while k < region.len() {
-            for n in region[k].neighbors() {
-                if !board.on_board(n) {
-                    continue;
-                }
-                match live(n) {
-                    Some(Color::Black) => reach |= 1,
-                    Some(Color::White) => reach |= 2,
-                    None if !done[n.index()] => {
-                        done[n.index()] = true;
-                        region.push(n);
-                    }
-                    None => {}
-                }
-            }
-            k += 1;
-        }
-        for &q in &region {
-            owner[q.index()] = reach;
-            size[q.index()] = region.len();
-        }
-    }
-    (owner, size)
-}
-
 impl Executor for Engine {
     fn execute(&mut self, command: Command, _ctx: &Context) -> Result<Reply, GtpError> {
         let size = self.game.size();
         match command {
-            Command::ProtocolVersion => Ok("2".into()),
+            // Answered by `serve` before they reach an executor; the same answer here for
+            // callers that drive the executor directly.
+            c @ (Command::ProtocolVersion | Command::ListCommands | Command::KnownCommand(_)) => {
+                Ok(super::serve::builtin_reply(&c).unwrap_or_default())
+            }
             Command::Name => Ok(NAME.into()),
             Command::Version => Ok(env!("CARGO_PKG_VERSION").into()),
-            Command::KnownCommand(name) => {
-                Ok(super::command::is_known_command(&name).to_string().into())
-            }
-            Command::ListCommands => Ok(super::command::list_commands().into()),
             Command::Quit => Ok(Reply::empty().and_quit()),
             Command::Boardsize(n) => {
                 if self.game.resize(n as usize) {
