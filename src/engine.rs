@@ -2,10 +2,13 @@
 //! and the clock. What GTP asks of a player lives here, in board terms (points, not
 //! vertices); no I/O and no text forms.
 
+use std::time::Duration;
+
 use crate::board::{Color, Move, Point};
 use crate::game::Game;
 use crate::playout::{self, Light, PlayoutRng};
 use crate::rules::Rules;
+use crate::search::{Analysis, Limits, Search, SearchConfig};
 
 /// What the move generator answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +67,16 @@ pub struct Clock {
     pub stones: u32,
 }
 
+/// Which move generator plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PlayerKind {
+    /// A uniformly random legal move that does not fill an own eye.
+    Random,
+    /// Monte-Carlo tree search.
+    #[default]
+    Mcts,
+}
+
 /// Engine settings from the command line.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -71,6 +84,20 @@ pub struct Settings {
     pub seed: u64,
     /// Playouts used to judge dead stones for counting.
     pub status_playouts: usize,
+    pub player: PlayerKind,
+    /// Playouts a move (instead of the clock).
+    pub playouts: Option<u64>,
+    /// Search threads.
+    pub threads: usize,
+    /// Bound on the search tree, in MiB.
+    pub max_memory_mib: usize,
+    /// Resign when the win rate stays below this for several moves (0: never).
+    pub resign: f64,
+    /// Seconds kept back from every move's budget for process and pipe lag.
+    pub lag_margin: f64,
+    /// The search's other constants (threads, memory and seed are set from the fields
+    /// above).
+    pub search: SearchConfig,
 }
 
 impl Default for Settings {
@@ -78,53 +105,228 @@ impl Default for Settings {
         Settings {
             seed: 0x7465_6e67_656e,
             status_playouts: 1000,
+            player: PlayerKind::Mcts,
+            playouts: None,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            max_memory_mib: 512,
+            resign: 0.1,
+            lag_margin: 0.2,
+            search: SearchConfig::default(),
         }
     }
 }
 
-/// The engine behind the GTP front end.
+impl Settings {
+    /// The search configuration these settings give.
+    pub fn search_config(&self) -> SearchConfig {
+        SearchConfig {
+            threads: self.threads.max(1),
+            max_memory: self.max_memory_mib.max(1) << 20,
+            seed: self.seed,
+            ..self.search.clone()
+        }
+    }
+}
+
+/// A move generator: given the game and the colour to move, a move. The search is one,
+/// the random mover another.
+pub trait Player: Send {
+    /// Chooses a move for `color` in `game` within `limits`; the analysis if it has one.
+    fn choose(&mut self, game: &Game, color: Color, limits: &Limits) -> (Move, Option<Analysis>);
+    /// Forgets anything kept between moves.
+    fn clear(&mut self) {}
+}
+
+/// The random mover: a uniformly random legal move (superko included) that does not fill
+/// one of its own single-point eyes, else pass.
 #[derive(Clone, Debug)]
-pub struct Engine {
-    pub game: Game,
-    pub settings: Settings,
-    pub time_control: TimeControl,
-    pub clocks: [Option<Clock>; 2],
+pub struct RandomPlayer {
     rng: PlayoutRng,
 }
 
-impl Engine {
-    /// A 19x19 engine with the given rules and settings.
-    pub fn new(rules: Rules, settings: Settings) -> Engine {
-        Engine {
-            game: Game::new(19, rules).expect("19 is a valid size"),
-            rng: PlayoutRng::seed_from_u64(settings.seed),
-            settings,
-            time_control: TimeControl::None,
-            clocks: [None; 2],
+impl RandomPlayer {
+    pub fn new(seed: u64) -> RandomPlayer {
+        RandomPlayer {
+            rng: PlayoutRng::seed_from_u64(seed),
         }
     }
+}
 
-    /// Picks a move for `color` in the current position without playing it: for now a
-    /// uniformly random legal move (superko included) that does not fill one of its own
-    /// single-point eyes, else pass.
-    pub fn generate(&mut self, color: Color) -> Genmove {
-        let board = self.game.board();
-        let candidates: Vec<Point> = self
-            .game
+impl Player for RandomPlayer {
+    fn choose(&mut self, game: &Game, color: Color, _: &Limits) -> (Move, Option<Analysis>) {
+        let board = game.board();
+        let candidates: Vec<Point> = game
             .legal_points(color)
             .into_iter()
             .filter(|&p| !board.is_eye(color, p))
             .collect();
         if candidates.is_empty() {
-            return Genmove::Pass;
+            return (Move::Pass, None);
         }
         let i = (self.rng.next_u64() % candidates.len() as u64) as usize;
-        Genmove::Place(candidates[i])
+        (Move::Place(candidates[i]), None)
+    }
+}
+
+impl Player for Search {
+    fn choose(&mut self, game: &Game, color: Color, limits: &Limits) -> (Move, Option<Analysis>) {
+        let a = self.run(game, color, limits);
+        (a.best(), Some(a))
+    }
+
+    fn clear(&mut self) {
+        Search::clear(self);
+    }
+}
+
+/// The engine behind the GTP front end.
+pub struct Engine {
+    pub game: Game,
+    pub settings: Settings,
+    pub time_control: TimeControl,
+    pub clocks: [Option<Clock>; 2],
+    player: Box<dyn Player>,
+    /// The last search's analysis.
+    pub last_analysis: Option<Analysis>,
+    /// Consecutive own moves (per colour) with a win rate below the resign threshold.
+    low_winrate: [u32; 2],
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("game", &self.game)
+            .field("settings", &self.settings)
+            .field("time_control", &self.time_control)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Moves in a row below the resign threshold before resigning.
+const RESIGN_MOVES: u32 = 3;
+
+impl Engine {
+    /// A 19x19 engine with the given rules and settings.
+    pub fn new(rules: Rules, settings: Settings) -> Engine {
+        let player: Box<dyn Player> = match settings.player {
+            PlayerKind::Random => Box::new(RandomPlayer::new(settings.seed)),
+            PlayerKind::Mcts => Box::new(Search::new(settings.search_config())),
+        };
+        Engine {
+            game: Game::new(19, rules).expect("19 is a valid size"),
+            settings,
+            time_control: TimeControl::None,
+            clocks: [None; 2],
+            player,
+            last_analysis: None,
+            low_winrate: [0; 2],
+        }
+    }
+
+    /// Picks a move for `color` in the current position without playing it.
+    pub fn generate(&mut self, color: Color) -> Genmove {
+        self.generate_until(color, &|| false)
+    }
+
+    /// [`Engine::generate`], stopping the search early when `stop` answers true (an
+    /// interrupt); the best move found so far is answered.
+    pub fn generate_until(&mut self, color: Color, stop: &(dyn Fn() -> bool + Sync)) -> Genmove {
+        let limits = Limits {
+            playouts: self.settings.playouts,
+            time: if self.settings.playouts.is_some() {
+                None
+            } else {
+                Some(self.move_budget(color))
+            },
+            early_stop: self.settings.playouts.is_none(),
+            stop,
+        };
+        // One candidate (only pass, say): no need to think.
+        let (mv, analysis) = self.player.choose(&self.game, color, &limits);
+        let mv = if self.game.check(color, mv).is_ok() {
+            mv
+        } else {
+            Move::Pass
+        };
+        if let Some(a) = &analysis {
+            crate::log!(
+                2,
+                "search: {} playouts in {:.2} s, win rate {:.3}, {} nodes",
+                a.playouts,
+                a.seconds,
+                a.winrate,
+                a.tree_nodes
+            );
+            let low = &mut self.low_winrate[color.index()];
+            if a.winrate < self.settings.resign && a.root_visits >= 500 {
+                *low += 1;
+            } else {
+                *low = 0;
+            }
+        }
+        let resign = analysis.is_some() && self.low_winrate[color.index()] >= RESIGN_MOVES;
+        self.last_analysis = analysis;
+        if resign {
+            return Genmove::Resign;
+        }
+        match mv {
+            Move::Place(p) => Genmove::Place(p),
+            Move::Pass => Genmove::Pass,
+        }
+    }
+
+    /// Seconds to think about the next move of `color`, from the time system and what
+    /// `time_left` said, less the lag margin. Without a time system: 1 s on 9x9, 1.5 s on
+    /// 13x13, 2 s on 19x19.
+    pub fn move_budget(&self, color: Color) -> Duration {
+        let size = self.game.size();
+        let default = if size <= 9 {
+            1.0
+        } else if size <= 13 {
+            1.5
+        } else {
+            2.0
+        };
+        // Moves this player may still have to make, for sharing main time.
+        let empties = self.game.board().num_empty() as f64;
+        let moves_left = (empties / 2.5).max(15.0);
+        let clock = self.clocks[color.index()];
+        let seconds = match self.time_control {
+            TimeControl::None => default,
+            TimeControl::Absolute { main } => {
+                let left = clock.map_or(main, |c| c.seconds);
+                left / moves_left
+            }
+            TimeControl::Canadian {
+                main,
+                period_time,
+                stones,
+            } => match clock {
+                Some(c) if c.stones > 0 => c.seconds / c.stones as f64,
+                Some(c) => c.seconds / moves_left + period_time / stones.max(1) as f64,
+                None if main > 0.0 => main / moves_left + period_time / stones.max(1) as f64,
+                None => period_time / stones.max(1) as f64,
+            },
+            TimeControl::Byoyomi {
+                main, period_time, ..
+            } => match clock {
+                Some(c) if c.stones > 0 => c.seconds.min(period_time),
+                Some(c) => c.seconds / moves_left + period_time,
+                None => main / moves_left + period_time,
+            },
+        };
+        let margin = self.settings.lag_margin.max(0.1 * seconds);
+        Duration::from_secs_f64((seconds - margin).max(0.05).min(seconds.max(0.05)))
     }
 
     /// Generates a move for `color` and plays it.
     pub fn genmove(&mut self, color: Color) -> Genmove {
-        let m = self.generate(color);
+        self.genmove_until(color, &|| false)
+    }
+
+    /// [`Engine::genmove`], stopping early when `stop` answers true.
+    pub fn genmove_until(&mut self, color: Color, stop: &(dyn Fn() -> bool + Sync)) -> Genmove {
+        let m = self.generate_until(color, stop);
         let mv = match m {
             Genmove::Place(p) => Move::Place(p),
             Genmove::Pass => Move::Pass,

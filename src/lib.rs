@@ -34,6 +34,7 @@ pub mod playout;
 pub mod regress;
 pub mod rules;
 pub mod score;
+pub mod search;
 pub mod sgf;
 
 pub use board::{Board, Cell, Color, IllegalMove, Move, Point, MAX_SIZE};

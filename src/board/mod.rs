@@ -10,6 +10,7 @@
 
 mod color;
 mod point;
+mod tactics;
 mod zobrist;
 
 pub use color::{Cell, Color};
@@ -255,10 +256,9 @@ impl Board {
     }
 
     /// Number of stones on the board of `color`.
+    #[inline]
     pub fn stone_count(&self, color: Color) -> usize {
-        self.points()
-            .filter(|&p| self.get(p) == Some(color))
-            .count()
+        self.stone_counts[color.index()] as usize
     }
 
     /// Neighbours of `p` holding `cell` (Black, White, Empty or Border).
@@ -702,17 +702,32 @@ impl Board {
     /// the light playout policy. The empty list is reordered but stays the same set.
     #[inline]
     pub fn random_move<R: PointSampler>(&mut self, color: Color, rng: &mut R) -> Option<Point> {
+        self.random_move_where(color, rng, |_, _| true)
+    }
+
+    /// Like [`Board::random_move`], but a point must also pass `accept` (called only for
+    /// legal non-eye points); rejected points are drawn no more this call, so the choice
+    /// is uniform among the accepted ones.
+    #[inline]
+    pub fn random_move_where<R: PointSampler>(
+        &mut self,
+        color: Color,
+        rng: &mut R,
+        mut accept: impl FnMut(&Board, Point) -> bool,
+    ) -> Option<Point> {
         let mut live = self.num_empty;
         while live > 0 {
             let i = rng.below(live);
             let p = Point(self.empties[i]);
             // A point with an empty neighbour is neither an eye, nor suicide, nor the ko
             // point (which is surrounded): the common case, decided by one load.
-            if self.neighbor_count(p, Cell::Empty) > 0 {
-                return Some(p);
-            }
-            let ko = self.ko_point == p.0 && self.ko_color == color;
-            if !(ko || self.is_eye(color, p) || self.is_suicide(color, p)) {
+            let ok = if self.neighbor_count(p, Cell::Empty) > 0 {
+                true
+            } else {
+                let ko = self.ko_point == p.0 && self.ko_color == color;
+                !(ko || self.is_eye(color, p) || self.is_suicide(color, p))
+            };
+            if ok && accept(self, p) {
                 return Some(p);
             }
             live -= 1;

@@ -280,7 +280,7 @@ fn status_list(engine: &Engine, status: Status) -> String {
 }
 
 impl Executor for Engine {
-    fn execute(&mut self, command: Command, _ctx: &Context) -> Result<Reply, GtpError> {
+    fn execute(&mut self, command: Command, ctx: &Context) -> Result<Reply, GtpError> {
         let size = self.game.size();
         match command {
             // Answered by `serve` before they reach an executor; the same answer here for
@@ -317,8 +317,12 @@ impl Executor for Engine {
                 })?;
                 Ok(Reply::empty())
             }
-            Command::Genmove(color) => Ok(genmove_text(self.genmove(color)).into()),
-            Command::RegGenmove(color) => Ok(genmove_text(self.generate(color)).into()),
+            Command::Genmove(color) => {
+                Ok(genmove_text(self.genmove_until(color, &|| ctx.interrupted())).into())
+            }
+            Command::RegGenmove(color) => {
+                Ok(genmove_text(self.generate_until(color, &|| ctx.interrupted())).into())
+            }
             Command::Undo => {
                 if self.game.undo() {
                     Ok(Reply::empty())

@@ -1,6 +1,12 @@
 //! Playouts: a policy picks moves until two passes in a row, then the board is counted.
-//! Policies sit behind a small trait so heavier ones (patterns, captures) can come later.
+//! Policies sit behind a small trait: [`Light`] (uniform) and [`Moggy`] (captures, atari
+//! escapes with a ladder read, 3x3 patterns around the last move, no big self-ataris).
 //! No I/O here; `bench` measures throughput for `tengen bench` and the criterion benches.
+
+mod moggy;
+pub mod patterns;
+
+pub use moggy::{Moggy, MoggyConfig};
 
 use rand::{rngs::SmallRng, RngCore, SeedableRng};
 
@@ -19,6 +25,12 @@ impl PlayoutRng {
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
     }
+
+    /// True with probability `rate` (in [0, 1]).
+    #[inline]
+    pub fn chance(&mut self, rate: f32) -> bool {
+        rate >= 1.0 || (self.0.next_u32() >> 8) as f32 * (1.0 / 16_777_216.0) < rate
+    }
 }
 
 impl PointSampler for PlayoutRng {
@@ -28,9 +40,16 @@ impl PointSampler for PlayoutRng {
     }
 }
 
-/// Chooses the next playout move for `color`, or `None` to pass.
+/// Chooses the next playout move for `color`, or `None` to pass. `last` is the
+/// opponent's move just played (`None` after a pass or at the start).
 pub trait PlayoutPolicy {
-    fn choose(&mut self, board: &mut Board, color: Color, rng: &mut PlayoutRng) -> Option<Point>;
+    fn choose(
+        &mut self,
+        board: &mut Board,
+        color: Color,
+        last: Option<Point>,
+        rng: &mut PlayoutRng,
+    ) -> Option<Point>;
 }
 
 /// Light playouts: every legal move equally likely, except filling one's own single-point
@@ -40,7 +59,13 @@ pub struct Light;
 
 impl PlayoutPolicy for Light {
     #[inline]
-    fn choose(&mut self, board: &mut Board, color: Color, rng: &mut PlayoutRng) -> Option<Point> {
+    fn choose(
+        &mut self,
+        board: &mut Board,
+        color: Color,
+        _last: Option<Point>,
+        rng: &mut PlayoutRng,
+    ) -> Option<Point> {
         board.random_move(color, rng)
     }
 }
@@ -58,22 +83,43 @@ pub struct PlayoutResult {
 /// or `3 * size * size` moves, then counts.
 pub fn playout<P: PlayoutPolicy>(
     board: &mut Board,
-    mut to_move: Color,
+    to_move: Color,
     policy: &mut P,
     rng: &mut PlayoutRng,
+) -> PlayoutResult {
+    playout_from(board, to_move, None, policy, rng, None)
+}
+
+/// [`playout`] continuing a game whose last move was `last`; when `amaf` is given, each
+/// point's first player in the playout is recorded there (1 Black, 2 White) unless the
+/// entry is already set (by the tree part of the simulation).
+pub fn playout_from<P: PlayoutPolicy>(
+    board: &mut Board,
+    mut to_move: Color,
+    mut last: Option<Point>,
+    policy: &mut P,
+    rng: &mut PlayoutRng,
+    mut amaf: Option<&mut [u8]>,
 ) -> PlayoutResult {
     let limit = 3 * board.size() * board.size();
     let mut passes = 0;
     let mut moves = 0;
     while passes < 2 && moves < limit {
-        match policy.choose(board, to_move, rng) {
+        match policy.choose(board, to_move, last, rng) {
             Some(p) => {
                 board.place(to_move, p);
+                if let Some(a) = amaf.as_deref_mut() {
+                    if a[p.index()] == 0 {
+                        a[p.index()] = 1 + to_move.index() as u8;
+                    }
+                }
                 passes = 0;
+                last = Some(p);
             }
             None => {
                 board.pass();
                 passes += 1;
+                last = None;
             }
         }
         moves += 1;

@@ -1,0 +1,337 @@
+//! Small tactical questions the playout policy and the tree priors ask of the board:
+//! exact liberty counts (bounded), liberties a move would leave, self-atari, the 3x3
+//! neighbourhood code of a point and a simple ladder read. Read-only except the ladder,
+//! which works on a scratch copy.
+
+use smallvec::SmallVec;
+
+use super::{Board, Cell, Color, Point};
+
+/// The 3x3 neighbourhood of a point: two bits per neighbour (the [`Cell`] value: Black 0,
+/// White 1, Empty 2, Border 3), in the order N, S, W, E, NW, NE, SW, SE (N is the row
+/// above, i.e. a larger row index).
+pub type Pattern3 = u16;
+
+impl Board {
+    /// The next stone of the chain through stone `p` (a ring: it comes back to `p`).
+    #[inline]
+    pub fn next_in_chain(&self, p: Point) -> Point {
+        Point(self.next[p.index()])
+    }
+
+    /// The liberty of the chain through `p` if that chain is in atari.
+    #[inline]
+    pub fn atari_liberty(&self, p: Point) -> Option<Point> {
+        if !self.in_atari(p) {
+            return None;
+        }
+        let h = self.head_of(p);
+        Some(Point((self.lib_sum[h] / self.libs[h] as u32) as u16))
+    }
+
+    /// The number of distinct liberties of the chain through `p`, counted up to `max`
+    /// (the walk stops there). 0 for an empty point.
+    pub fn liberties_upto(&self, p: Point, max: usize) -> usize {
+        if self.get(p).is_none() {
+            return 0;
+        }
+        let h = self.head_of(p);
+        if self.libs[h] == 0 {
+            return 0;
+        }
+        if self.in_atari_head(h) {
+            return 1;
+        }
+        let mut found: SmallVec<[u16; 8]> = SmallVec::new();
+        self.collect_liberties(p, &mut found, max, None);
+        found.len()
+    }
+
+    /// Adds the distinct liberties of the chain through `p` (other than `skip`) to
+    /// `found`, stopping once it holds `max`.
+    fn collect_liberties(
+        &self,
+        p: Point,
+        found: &mut SmallVec<[u16; 8]>,
+        max: usize,
+        skip: Option<Point>,
+    ) {
+        let mut s = p.0;
+        loop {
+            for n in Point(s).neighbors() {
+                if self.cells[n.index()] == Cell::Empty
+                    && Some(n) != skip
+                    && !found.contains(&n.0)
+                {
+                    found.push(n.0);
+                    if found.len() >= max {
+                        return;
+                    }
+                }
+            }
+            s = self.next[s as usize];
+            if s == p.0 {
+                return;
+            }
+        }
+    }
+
+    /// How many distinct liberties the chain of the stone `color` would put on empty `p`
+    /// would have, counted up to `max`. Enemy chains it captures give it (at least) the
+    /// liberty of each captured neighbour.
+    pub fn liberties_after(&self, color: Color, p: Point, max: usize) -> usize {
+        let own = Cell::from(color);
+        let enemy = Cell::from(color.opponent());
+        let mut found: SmallVec<[u16; 8]> = SmallVec::new();
+        for n in p.neighbors() {
+            let c = self.cells[n.index()];
+            if c == Cell::Empty || (c == enemy && self.in_atari_head(self.head_of(n))) {
+                if !found.contains(&n.0) {
+                    found.push(n.0);
+                }
+            }
+        }
+        if found.len() >= max {
+            return max;
+        }
+        let mut heads: SmallVec<[u16; 4]> = SmallVec::new();
+        for n in p.neighbors() {
+            if self.cells[n.index()] == own {
+                let h = self.head[n.index()];
+                if heads.contains(&h) {
+                    continue;
+                }
+                heads.push(h);
+                self.collect_liberties(n, &mut found, max, Some(p));
+                if found.len() >= max {
+                    return max;
+                }
+            }
+        }
+        found.len()
+    }
+
+    /// Whether `color` playing on empty `p` leaves its chain in atari (or without
+    /// liberties), with the size that chain would have.
+    pub fn self_atari(&self, color: Color, p: Point) -> Option<usize> {
+        if self.neighbor_count(p, Cell::Empty) >= 2 {
+            return None;
+        }
+        if self.liberties_after(color, p, 2) >= 2 {
+            return None;
+        }
+        let own = Cell::from(color);
+        let mut size = 1;
+        let mut heads: SmallVec<[u16; 4]> = SmallVec::new();
+        for n in p.neighbors() {
+            if self.cells[n.index()] == own {
+                let h = self.head[n.index()];
+                if !heads.contains(&h) {
+                    heads.push(h);
+                    size += self.stones[h as usize] as usize;
+                }
+            }
+        }
+        Some(size)
+    }
+
+    /// The 3x3 neighbourhood code of `p` (see [`Pattern3`]).
+    #[inline]
+    pub fn pattern3(&self, p: Point) -> Pattern3 {
+        let [s, w, e, n] = p.neighbors();
+        let [sw, se, nw, ne] = p.diagonals();
+        let mut code = 0u16;
+        for (i, q) in [n, s, w, e, nw, ne, sw, se].into_iter().enumerate() {
+            let c = self.cells.get(q.index()).copied().unwrap_or(Cell::Border);
+            code |= (c as u16) << (2 * i);
+        }
+        code
+    }
+
+    /// Whether the chain through `p` (which must have exactly two liberties after its
+    /// owner's move, the opponent `attacker` to play) is caught in a ladder: the attacker
+    /// keeps it in atari with every move until it is captured. A simple read: at most
+    /// `budget` board copies, two candidate ataris at each step; a chain that reaches
+    /// three liberties, or captures an attacker in atari, escapes.
+    pub fn is_ladder_capture(&self, p: Point, attacker: Color) -> bool {
+        let mut budget = 48u32;
+        self.ladder_read(p, attacker, &mut budget)
+    }
+
+    fn ladder_read(&self, p: Point, attacker: Color, budget: &mut u32) -> bool {
+        let defender = attacker.opponent();
+        if self.get(p) != Some(defender) {
+            return true;
+        }
+        let mut libs: SmallVec<[u16; 8]> = SmallVec::new();
+        self.collect_liberties(p, &mut libs, 3, None);
+        if libs.len() != 2 {
+            return libs.is_empty();
+        }
+        for &a in &libs {
+            if *budget == 0 {
+                return false;
+            }
+            *budget -= 1;
+            let a = Point(a);
+            if !self.is_legal(attacker, a) {
+                continue;
+            }
+            let mut b = self.clone();
+            b.place(attacker, a);
+            // The attacker's stone must not itself be capturable at once.
+            if b.get(a) != Some(attacker) || b.in_atari(a) && b.liberties_upto(a, 2) < 2 {
+                continue;
+            }
+            let Some(escape) = b.atari_liberty(p) else {
+                continue;
+            };
+            // The defender may capture an attacking chain in atari instead of running.
+            if b.defender_can_capture(p, defender) {
+                continue;
+            }
+            if !b.is_legal(defender, escape) {
+                return true;
+            }
+            b.place(defender, escape);
+            let l = b.liberties_upto(p, 3);
+            if l <= 1 {
+                return true;
+            }
+            if l >= 3 {
+                continue;
+            }
+            if b.ladder_read(p, attacker, budget) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether some chain of the attacker next to the defender's chain through `p` is in
+    /// atari (so the defender could capture it).
+    fn defender_can_capture(&self, p: Point, defender: Color) -> bool {
+        let attacker = Cell::from(defender.opponent());
+        let mut s = p.0;
+        loop {
+            for n in Point(s).neighbors() {
+                if self.cells[n.index()] == attacker && self.in_atari_head(self.head_of(n)) {
+                    return true;
+                }
+            }
+            s = self.next[s as usize];
+            if s == p.0 {
+                return false;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(rows: &[&str]) -> Board {
+        let size = rows.len();
+        let mut b = Board::new(size).unwrap();
+        for (r, line) in rows.iter().enumerate() {
+            let row = size - 1 - r;
+            for (col, ch) in line.chars().enumerate() {
+                let p = b.point(col, row).unwrap();
+                match ch {
+                    'X' => {
+                        b.set_stone(Color::Black, p);
+                    }
+                    'O' => {
+                        b.set_stone(Color::White, p);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn liberties_and_self_atari() {
+        let b = board(&[
+            ".....", //
+            ".XX..", //
+            "OOX..", //
+            "OO...", //
+            "X....",
+        ]);
+        let p = |c, r| b.point(c, r).unwrap();
+        // Black B4-C4-C3: A4? no: B4 (1,3), C4 (2,3), C3 (2,2).
+        assert_eq!(b.liberties_upto(p(1, 3), 10), 6);
+        assert_eq!(b.liberties_upto(p(1, 3), 3), 3);
+        // White A3-B3-B2-A2: liberties A4, C2, B1.
+        assert_eq!(b.liberties_upto(p(0, 2), 10), 3);
+        // Black A1 has one liberty (B1); black playing B1 joins it: liberty C1 only.
+        assert_eq!(b.liberties_after(Color::Black, p(1, 0), 5), 1);
+        assert_eq!(b.self_atari(Color::Black, p(1, 0)), Some(2));
+        // White B1 captures A1: liberties A1 (captured), C1, and the chain's A4, C2.
+        assert_eq!(b.liberties_after(Color::White, p(1, 0), 9), 4);
+        assert_eq!(b.self_atari(Color::White, p(1, 0)), None);
+        assert_eq!(b.atari_liberty(p(0, 0)), Some(p(1, 0)));
+    }
+
+    #[test]
+    fn pattern3_reads_the_neighbourhood() {
+        let b = board(&["X..", ".O.", "..."]);
+        let centre = b.point(1, 1).unwrap();
+        let code = b.pattern3(centre);
+        // N empty, S empty, W empty, E empty, NW black, others empty.
+        let e = Cell::Empty as u16;
+        let expect = e | e << 2 | e << 4 | e << 6 | (Cell::Black as u16) << 8 | e << 10 | e << 12 | e << 14;
+        assert_eq!(code, expect);
+        let corner = b.point(0, 0).unwrap();
+        let c = b.pattern3(corner);
+        assert_eq!((c >> 2) & 3, Cell::Border as u16); // S of A1 is border
+        assert_eq!((c >> 4) & 3, Cell::Border as u16); // W of A1 is border
+    }
+
+    #[test]
+    fn ladders_are_read() {
+        // White D2 is in atari; running to D1 gives two liberties on the edge, caught.
+        let b = board(&[
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            "...X.....",
+            "..XOX....",
+            ".........",
+        ]);
+        let d2 = b.point(3, 1).unwrap();
+        assert_eq!(b.atari_liberty(d2), b.point(3, 0));
+        let mut e = b.clone();
+        e.place(Color::White, b.point(3, 0).unwrap());
+        assert!(e.is_ladder_capture(d2, Color::Black));
+        // A ladder across the open board towards the top right: caught...
+        let b = board(&[
+            ".........",
+            ".........",
+            ".........",
+            "....X....",
+            "...XO....",
+            "....XX...",
+            ".........",
+            ".........",
+            ".........",
+        ]);
+        let e5 = b.point(4, 4).unwrap();
+        assert_eq!(b.atari_liberty(e5), b.point(5, 4));
+        let mut e = b.clone();
+        e.place(Color::White, b.point(5, 4).unwrap());
+        assert_eq!(e.liberties_upto(e5, 5), 2);
+        assert!(e.is_ladder_capture(e5, Color::Black));
+        // ...unless a white ladder breaker stands in its path.
+        let mut f = b.clone();
+        f.set_stone(Color::White, b.point(7, 7).unwrap());
+        f.place(Color::White, b.point(5, 4).unwrap());
+        assert!(!f.is_ladder_capture(e5, Color::Black));
+    }
+}

@@ -1,0 +1,590 @@
+//! Monte-Carlo tree search: UCT with RAVE (AMAF) and priors, on a tree shared by worker
+//! threads without a lock, with knowledge playouts at the leaves. One search gives one
+//! [`Analysis`] value (candidates with visits, win rates, scores, principal variations),
+//! which every front end formats. Knows the game and the board, nothing of GTP or text.
+//!
+//! - Selection ([`select::urgency`]): Gelly & Silver's minimum-MSE blend of the move's
+//!   own win rate and its AMAF win rate, priors added to the move's own statistics as
+//!   equivalent experience (see [`prior`]).
+//! - Expansion: a leaf gets its children (every legal non-eye point and the pass) once it
+//!   has been visited `expand_visits` times, the root at once.
+//! - Two passes in a row in the tree end the game there: the leaf is counted exactly
+//!   (area, every stone alive) instead of played out.
+//! - Superko is checked at the root only (a root child that would repeat a position is
+//!   pruned); inside the tree and the playouts the board's simple ko rule applies.
+//! - Tree reuse: a search from a position that follows the last one by the moves played
+//!   since keeps that subtree.
+
+pub mod prior;
+pub mod select;
+pub mod tree;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
+use std::time::{Duration, Instant};
+
+use crate::board::{Board, Color, Move, Point, NUM_CELLS};
+use crate::game::Game;
+use crate::playout::{self, Light, Moggy, MoggyConfig, PlayoutPolicy, PlayoutRng};
+use prior::PriorConfig;
+use tree::{NewChild, NodeId, Tree, ROOT};
+
+/// Which playout policy the search uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PolicyKind {
+    Light,
+    #[default]
+    Moggy,
+}
+
+/// The search's constants.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchConfig {
+    pub threads: usize,
+    /// Bound on the tree's memory, in bytes.
+    pub max_memory: usize,
+    /// Visits a leaf needs before it is expanded.
+    pub expand_visits: u32,
+    /// RAVE equivalence: the number of visits at which a move's own statistics and its
+    /// AMAF statistics weigh the same (Gelly & Silver's b² is 1 / (4 K)).
+    pub rave_equiv: f64,
+    /// UCB exploration constant (0: the priors and RAVE explore).
+    pub explore: f64,
+    pub priors: PriorConfig,
+    pub policy: PolicyKind,
+    pub moggy: MoggyConfig,
+    pub seed: u64,
+}
+
+impl Default for SearchConfig {
+    fn default() -> SearchConfig {
+        SearchConfig {
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            max_memory: 512 << 20,
+            expand_visits: 4,
+            rave_equiv: 3000.0,
+            explore: 0.0,
+            priors: PriorConfig::default(),
+            policy: PolicyKind::Moggy,
+            moggy: MoggyConfig::default(),
+            seed: 0x7465_6e67_656e,
+        }
+    }
+}
+
+/// How long one search may run. It stops at the first limit reached, or when `stop`
+/// answers true (checked every few playouts).
+pub struct Limits<'a> {
+    pub playouts: Option<u64>,
+    pub time: Option<Duration>,
+    /// Stop early when the most visited move can no longer be overtaken in the time left.
+    pub early_stop: bool,
+    pub stop: &'a (dyn Fn() -> bool + Sync),
+}
+
+impl Limits<'_> {
+    pub fn playouts(n: u64) -> Limits<'static> {
+        Limits {
+            playouts: Some(n),
+            time: None,
+            early_stop: false,
+            stop: &|| false,
+        }
+    }
+}
+
+/// One candidate move of the root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    pub mv: Move,
+    pub visits: u32,
+    /// Win rate for the player to move at the root, in [0, 1].
+    pub winrate: f64,
+    /// The prior's win rate and weight.
+    pub prior: f64,
+    pub amaf_visits: u32,
+    pub amaf_winrate: f64,
+    /// Mean final score, Black minus White with komi, from the playouts through it.
+    pub score_black: f64,
+    /// Principal variation, this move first.
+    pub pv: Vec<Move>,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    pub color: Color,
+    /// Root children, most visited first.
+    pub candidates: Vec<Candidate>,
+    /// Visits of the root (all playouts in the tree, reused ones included).
+    pub root_visits: u32,
+    /// Win rate of the player to move at the root.
+    pub winrate: f64,
+    /// Mean final score, Black minus White with komi.
+    pub score_black: f64,
+    /// Playouts run by this search, and the time taken.
+    pub playouts: u64,
+    pub seconds: f64,
+    pub tree_nodes: usize,
+}
+
+impl Analysis {
+    /// The move to play: the most visited candidate (pass if there is none).
+    pub fn best(&self) -> Move {
+        self.candidates.first().map_or(Move::Pass, |c| c.mv)
+    }
+}
+
+/// The position the tree's root stands for: the game's start, the moves since, the side
+/// to move.
+#[derive(Clone, Debug, PartialEq)]
+struct RootKey {
+    start: u64,
+    size: usize,
+    komi_bits: u64,
+    moves: Vec<(Color, Move)>,
+    color: Color,
+}
+
+fn root_key(game: &Game, color: Color) -> RootKey {
+    RootKey {
+        start: game.position_hashes().next().unwrap_or(0),
+        size: game.size(),
+        komi_bits: game.komi().to_bits(),
+        moves: game.moves().to_vec(),
+        color,
+    }
+}
+
+/// The search: keeps its tree between moves.
+#[derive(Debug)]
+pub struct Search {
+    pub config: SearchConfig,
+    tree: Option<(Tree, RootKey)>,
+}
+
+impl Search {
+    pub fn new(config: SearchConfig) -> Search {
+        Search { config, tree: None }
+    }
+
+    /// Forgets the tree (the next search starts afresh).
+    pub fn clear(&mut self) {
+        self.tree = None;
+    }
+
+    /// Nodes in the kept tree.
+    pub fn tree_nodes(&self) -> usize {
+        self.tree.as_ref().map_or(0, |(t, _)| t.len())
+    }
+
+    /// Visits kept for the root of a search of `game` with `color` to move (0 if the
+    /// tree cannot be reused there).
+    pub fn reusable_visits(&mut self, game: &Game, color: Color) -> u32 {
+        self.take_tree(game, color);
+        self.tree
+            .as_ref()
+            .map_or(0, |(t, _)| t.node(ROOT).stats().visits)
+    }
+
+    /// Moves the kept tree to the root for (`game`, `color`), or drops it.
+    fn take_tree(&mut self, game: &Game, color: Color) {
+        let key = root_key(game, color);
+        let Some((tree, old)) = self.tree.take() else {
+            return;
+        };
+        if old.start != key.start
+            || old.size != key.size
+            || old.komi_bits != key.komi_bits
+            || key.moves.len() < old.moves.len()
+            || key.moves[..old.moves.len()] != old.moves[..]
+        {
+            return;
+        }
+        let mut node = ROOT;
+        let mut expect = old.color;
+        for &(c, mv) in &key.moves[old.moves.len()..] {
+            if c != expect {
+                return;
+            }
+            match tree.child_by_move(node, mv) {
+                Some(child) => node = child,
+                None => return,
+            }
+            expect = expect.opponent();
+        }
+        if expect != color {
+            return;
+        }
+        let tree = if node == ROOT { tree } else { tree.extract(node) };
+        self.tree = Some((tree, key));
+    }
+
+    /// Searches the position of `game` for `color` within `limits`.
+    pub fn run(&mut self, game: &Game, color: Color, limits: &Limits) -> Analysis {
+        let start = Instant::now();
+        self.take_tree(game, color);
+        let capacity = Tree::capacity_for_bytes(self.config.max_memory);
+        let (tree, key) = match self.tree.take() {
+            Some(t) if t.0.capacity() == capacity => t,
+            _ => (Tree::new(capacity), root_key(game, color)),
+        };
+        let komi = total_komi(game);
+        let root_board = game.board().clone();
+        let root_passes = game.consecutive_passes().min(2) as u8;
+        let last = match game.moves().last() {
+            Some(&(_, Move::Place(p))) => Some(p),
+            _ => None,
+        };
+        // Superko at the root: children that would repeat a position are pruned.
+        let legal = |mv: Move| game.check(color, mv).is_ok();
+        if !tree.node(ROOT).is_expanded() && tree.try_claim(ROOT) {
+            let kids = prior::children(&root_board, color, last, &self.config.priors, &legal);
+            tree.expand(ROOT, &kids);
+        }
+        for c in tree.node(ROOT).children() {
+            if !legal(tree.node(c).mv()) {
+                tree.node(c).prune();
+            }
+        }
+        let choices = tree
+            .node(ROOT)
+            .children()
+            .filter(|&c| !tree.node(c).is_pruned())
+            .count();
+        let shared = Shared {
+            tree: &tree,
+            config: &self.config,
+            root_board: &root_board,
+            root_color: color,
+            root_passes,
+            root_last: last,
+            komi,
+            playouts: AtomicU64::new(0),
+            done: AtomicBool::new(false),
+        };
+        let threads = self.config.threads.max(1);
+        let seed = self.config.seed ^ root_board.hash().rotate_left(17) ^ game.moves().len() as u64;
+        if choices <= 1 {
+            // Nothing to choose between (only a pass, say): no need to think.
+        } else if threads == 1 {
+            worker(&shared, limits, start, seed);
+        } else {
+            std::thread::scope(|s| {
+                for t in 0..threads {
+                    let shared = &shared;
+                    let seed = seed.wrapping_add((t as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+                    s.spawn(move || worker(shared, limits, start, seed));
+                }
+            });
+        }
+        let playouts = shared.playouts.load(Relaxed);
+        let analysis = analyse(&tree, color, playouts, start.elapsed().as_secs_f64());
+        self.tree = Some((tree, key));
+        analysis
+    }
+}
+
+/// Komi plus handicap compensation, as the game's count applies them.
+fn total_komi(game: &Game) -> f64 {
+    game.komi()
+        + if game.rules().handicap_compensation {
+            game.handicap() as f64
+        } else {
+            0.0
+        }
+}
+
+struct Shared<'a> {
+    tree: &'a Tree,
+    config: &'a SearchConfig,
+    root_board: &'a Board,
+    root_color: Color,
+    root_passes: u8,
+    root_last: Option<Point>,
+    komi: f64,
+    playouts: AtomicU64,
+    done: AtomicBool,
+}
+
+/// One worker's scratch state.
+struct Worker {
+    board: Board,
+    rng: PlayoutRng,
+    path: Vec<(NodeId, Color)>,
+    amaf: Vec<u8>,
+    light: Light,
+    moggy: Moggy,
+}
+
+fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64) {
+    let mut w = Worker {
+        board: shared.root_board.clone(),
+        rng: PlayoutRng::seed_from_u64(seed),
+        path: Vec::with_capacity(64),
+        amaf: vec![0; NUM_CELLS],
+        light: Light,
+        moggy: Moggy::new(shared.config.moggy),
+    };
+    let mut since_check = 0u32;
+    loop {
+        if shared.done.load(Relaxed) {
+            return;
+        }
+        if let Some(n) = limits.playouts {
+            // Claim a playout: exact counts whatever the number of threads.
+            if shared.playouts.fetch_add(1, Relaxed) >= n {
+                shared.playouts.fetch_sub(1, Relaxed);
+                shared.done.store(true, Relaxed);
+                return;
+            }
+        } else {
+            shared.playouts.fetch_add(1, Relaxed);
+        }
+        simulate(shared, &mut w);
+        since_check += 1;
+        if since_check >= 16 {
+            since_check = 0;
+            if should_stop(shared, limits, start) {
+                shared.done.store(true, Relaxed);
+                return;
+            }
+        }
+    }
+}
+
+fn should_stop(shared: &Shared, limits: &Limits, start: Instant) -> bool {
+    if (limits.stop)() {
+        return true;
+    }
+    let Some(budget) = limits.time else {
+        return false;
+    };
+    let elapsed = start.elapsed();
+    if elapsed >= budget {
+        return true;
+    }
+    if limits.early_stop && elapsed > budget / 4 {
+        // The most visited move cannot be overtaken at the current rate.
+        let tree = shared.tree;
+        let (mut best, mut second) = (0u32, 0u32);
+        for c in tree.node(ROOT).children() {
+            let v = tree.node(c).visits.load(Relaxed);
+            if v > best {
+                second = best;
+                best = v;
+            } else if v > second {
+                second = v;
+            }
+        }
+        let done = shared.playouts.load(Relaxed) as f64;
+        let rate = done / elapsed.as_secs_f64().max(1e-3);
+        let left = rate * (budget - elapsed).as_secs_f64();
+        if (best - second) as f64 > left * 1.2 && done > 200.0 {
+            return true;
+        }
+    }
+    false
+}
+
+/// One descent, playout and backup.
+fn simulate(shared: &Shared, w: &mut Worker) {
+    let tree = shared.tree;
+    let cfg = shared.config;
+    w.board.copy_from(shared.root_board);
+    w.path.clear();
+    let used = NUM_CELLS.min((shared.root_board.size() + 2) * crate::board::STRIDE);
+    w.amaf[..used].fill(0);
+    let mut node = ROOT;
+    let mut color = shared.root_color;
+    let mut passes = shared.root_passes;
+    let mut last = shared.root_last;
+    // The root's "move" was made by the opponent of the player to move there.
+    let mut mover = color.opponent();
+    let score: i32;
+    loop {
+        let n = tree.node(node);
+        let visits = n.visits.fetch_add(1, Relaxed) + 1;
+        w.path.push((node, mover));
+        if passes >= 2 {
+            score = crate::score::area_difference(&w.board) * 2;
+            break;
+        }
+        if !n.is_expanded() {
+            let want = node == ROOT || visits >= cfg.expand_visits;
+            if want && !tree.is_full() && tree.try_claim(node) {
+                let kids = prior::children(&w.board, color, last, &cfg.priors, &|_| true);
+                tree.expand(node, &kids);
+            }
+            if !n.is_expanded() {
+                let r = match cfg.policy {
+                    PolicyKind::Light => run_playout(w, color, last, PolicyKind::Light),
+                    PolicyKind::Moggy => run_playout(w, color, last, PolicyKind::Moggy),
+                };
+                score = r * 2;
+                break;
+            }
+        }
+        let Some(child) = select::best_child(tree, node, cfg) else {
+            // Every child pruned (cannot happen below the root): count as it stands.
+            score = crate::score::area_difference(&w.board) * 2;
+            break;
+        };
+        let mv = tree.node(child).mv();
+        match mv {
+            Move::Place(p) => {
+                w.board.place(color, p);
+                if w.amaf[p.index()] == 0 {
+                    w.amaf[p.index()] = 1 + color.index() as u8;
+                }
+                passes = 0;
+                last = Some(p);
+            }
+            Move::Pass => {
+                w.board.pass();
+                passes += 1;
+                last = None;
+            }
+        }
+        mover = color;
+        color = color.opponent();
+        node = child;
+    }
+    // Result: Black's margin in half points, komi included.
+    let margin = score - (shared.komi * 2.0).round() as i32;
+    let black_value: u32 = match margin.signum() {
+        1 => 2,
+        0 => 1,
+        _ => 0,
+    };
+    for &(id, mover) in &w.path {
+        let n = tree.node(id);
+        let value = if mover == Color::Black { black_value } else { 2 - black_value };
+        n.wins.fetch_add(value, Relaxed);
+        n.score_sum.fetch_add(margin as i64, Relaxed);
+        // AMAF: children of this node whose move the player to move here played first
+        // later in the simulation.
+        let to_move = mover.opponent();
+        let tag = 1 + to_move.index() as u8;
+        let child_value = if to_move == Color::Black { black_value } else { 2 - black_value };
+        for c in n.children() {
+            let cn = tree.node(c);
+            if let Move::Place(p) = cn.mv() {
+                if w.amaf[p.index()] == tag {
+                    cn.amaf_visits.fetch_add(1, Relaxed);
+                    cn.amaf_wins.fetch_add(child_value, Relaxed);
+                }
+            }
+        }
+    }
+}
+
+fn run_playout(w: &mut Worker, color: Color, last: Option<Point>, kind: PolicyKind) -> i32 {
+    let policy: &mut dyn PolicyDyn = match kind {
+        PolicyKind::Light => &mut w.light,
+        PolicyKind::Moggy => &mut w.moggy,
+    };
+    policy.run(&mut w.board, color, last, &mut w.rng, &mut w.amaf)
+}
+
+/// Object-safe wrapper so one call site serves both policies (monomorphised inside).
+trait PolicyDyn {
+    fn run(
+        &mut self,
+        board: &mut Board,
+        color: Color,
+        last: Option<Point>,
+        rng: &mut PlayoutRng,
+        amaf: &mut [u8],
+    ) -> i32;
+}
+
+impl<P: PlayoutPolicy> PolicyDyn for P {
+    fn run(
+        &mut self,
+        board: &mut Board,
+        color: Color,
+        last: Option<Point>,
+        rng: &mut PlayoutRng,
+        amaf: &mut [u8],
+    ) -> i32 {
+        playout::playout_from(board, color, last, self, rng, Some(amaf)).score
+    }
+}
+
+fn analyse(tree: &Tree, color: Color, playouts: u64, seconds: f64) -> Analysis {
+    let root = tree.node(ROOT).stats();
+    let mut candidates: Vec<Candidate> = tree
+        .node(ROOT)
+        .children()
+        .filter(|&c| !tree.node(c).is_pruned())
+        .map(|c| {
+            let n = tree.node(c);
+            let s = n.stats();
+            let mut pv = vec![n.mv()];
+            let mut at = c;
+            while let Some(next) = most_visited(tree, at) {
+                pv.push(tree.node(next).mv());
+                at = next;
+                if pv.len() >= 40 {
+                    break;
+                }
+            }
+            Candidate {
+                mv: n.mv(),
+                visits: s.visits,
+                winrate: ratio(s.wins, s.visits),
+                prior: ratio(s.prior_wins, s.prior_visits),
+                amaf_visits: s.amaf_visits,
+                amaf_winrate: ratio(s.amaf_wins, s.amaf_visits),
+                score_black: s.score_sum as f64 / 2.0 / s.visits.max(1) as f64,
+                pv,
+            }
+        })
+        .collect();
+    candidates.sort_by(|a, b| {
+        b.visits
+            .cmp(&a.visits)
+            .then(b.winrate.partial_cmp(&a.winrate).unwrap_or(std::cmp::Ordering::Equal))
+    });
+    let winrate = match candidates.first() {
+        Some(c) if c.visits > 0 => c.winrate,
+        _ => 1.0 - ratio(root.wins, root.visits),
+    };
+    Analysis {
+        color,
+        candidates,
+        root_visits: root.visits,
+        winrate,
+        score_black: root.score_sum as f64 / 2.0 / root.visits.max(1) as f64,
+        playouts,
+        seconds,
+        tree_nodes: tree.len(),
+    }
+}
+
+fn most_visited(tree: &Tree, id: NodeId) -> Option<NodeId> {
+    tree.node(id)
+        .children()
+        .filter(|&c| tree.node(c).visits.load(Relaxed) > 0)
+        .max_by_key(|&c| tree.node(c).visits.load(Relaxed))
+}
+
+/// Half-point wins over visits, 0.5 for no visits.
+fn ratio(wins: u32, visits: u32) -> f64 {
+    if visits == 0 {
+        0.5
+    } else {
+        wins as f64 / (2.0 * visits as f64)
+    }
+}
+
+/// A child list for tests and tools: the root candidates of a fresh expansion.
+pub fn root_children(game: &Game, color: Color) -> Vec<NewChild> {
+    let last = match game.moves().last() {
+        Some(&(_, Move::Place(p))) => Some(p),
+        _ => None,
+    };
+    prior::children(game.board(), color, last, &PriorConfig::default(), &|mv| {
+        game.check(color, mv).is_ok()
+    })
+}

@@ -1,0 +1,83 @@
+//! The selection formula, alone: which child a descent follows.
+//!
+//! A child's urgency blends its own win rate `Q` (priors added as equivalent experience)
+//! with its AMAF win rate `A` by Gelly & Silver's (2011) minimum-MSE schedule
+//! `beta = a / (a + n + n * a / K)`, `n` the child's visits plus prior visits, `a` its
+//! AMAF visits, `K` the RAVE equivalence. An optional UCB term adds exploration.
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use super::tree::{NodeId, Stats, Tree};
+use super::SearchConfig;
+
+/// The urgency of a child with statistics `s` under a parent with `parent_visits`.
+#[inline]
+pub fn urgency(s: &Stats, parent_visits: u32, rave_equiv: f64, explore: f64) -> f64 {
+    let n = (s.visits + s.prior_visits) as f64;
+    let q = if n > 0.0 {
+        (s.wins + s.prior_wins) as f64 / (2.0 * n)
+    } else {
+        0.5
+    };
+    let a = s.amaf_visits as f64;
+    let mut value = if a > 0.0 {
+        let amaf = s.amaf_wins as f64 / (2.0 * a);
+        let beta = a / (a + n + n * a / rave_equiv);
+        beta * amaf + (1.0 - beta) * q
+    } else {
+        q
+    };
+    if explore > 0.0 {
+        value += explore * ((parent_visits.max(1) as f64).ln() / (s.visits as f64 + 1.0)).sqrt();
+    }
+    value
+}
+
+/// The child of `id` with the highest urgency (first of equals), skipping pruned ones.
+pub fn best_child(tree: &Tree, id: NodeId, cfg: &SearchConfig) -> Option<NodeId> {
+    let parent_visits = tree.node(id).visits.load(Relaxed);
+    let mut best = None;
+    let mut best_value = f64::NEG_INFINITY;
+    for c in tree.node(id).children() {
+        let node = tree.node(c);
+        if node.is_pruned() {
+            continue;
+        }
+        let u = urgency(&node.stats(), parent_visits, cfg.rave_equiv, cfg.explore);
+        if u > best_value {
+            best_value = u;
+            best = Some(c);
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(visits: u32, wins: u32, amaf_visits: u32, amaf_wins: u32) -> Stats {
+        Stats {
+            visits,
+            wins,
+            amaf_visits,
+            amaf_wins,
+            ..Stats::default()
+        }
+    }
+
+    #[test]
+    fn amaf_dominates_early_and_fades() {
+        // Few visits: the AMAF rate (0.9) weighs most.
+        let early = urgency(&stats(2, 0, 200, 360), 10, 3000.0, 0.0);
+        assert!(early > 0.8, "{early}");
+        // Many visits: the move's own rate (0.2) takes over.
+        let late = urgency(&stats(100_000, 40_000, 200_000, 360_000), 10, 3000.0, 0.0);
+        assert!((late - 0.2).abs() < 0.05, "{late}");
+        // No information at all: an even 0.5.
+        assert_eq!(urgency(&Stats::default(), 1, 3000.0, 0.0), 0.5);
+        // Priors count as experience.
+        let p = Stats { prior_visits: 10, prior_wins: 20, ..Stats::default() };
+        assert_eq!(urgency(&p, 1, 3000.0, 0.0), 1.0);
+    }
+}

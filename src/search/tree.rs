@@ -1,0 +1,311 @@
+//! The search tree: nodes in one preallocated arena, children of a node a contiguous run
+//! of nodes created once, at expansion. Every statistic is an atomic, so worker threads
+//! share the tree without a lock: visits are counted on the way down (which is the
+//! virtual loss: a descent in flight counts as a visit without a win), wins on the way
+//! back; expansion is claimed by a compare-and-swap on the node's state.
+//!
+//! Values are in half points: a win adds 2, a draw 1, so that a node's win rate is
+//! `wins / (2 * visits)` for the player who made the node's move.
+
+use std::sync::atomic::{AtomicI64, AtomicU16, AtomicU32, AtomicU8, Ordering::*};
+
+use crate::board::{Move, Point};
+
+/// A node's index in the arena.
+pub type NodeId = u32;
+
+/// The root of every tree.
+pub const ROOT: NodeId = 0;
+
+const LEAF: u8 = 0;
+const EXPANDING: u8 = 1;
+const EXPANDED: u8 = 2;
+
+/// One node: the move that leads to it and the statistics of that move.
+#[derive(Debug, Default)]
+pub struct Node {
+    /// The move's point index, 0 for a pass.
+    mv: AtomicU16,
+    state: AtomicU8,
+    /// Bit 0: pruned (illegal at the root by superko).
+    flags: AtomicU8,
+    num_children: AtomicU16,
+    first_child: AtomicU32,
+    pub visits: AtomicU32,
+    pub wins: AtomicU32,
+    pub amaf_visits: AtomicU32,
+    pub amaf_wins: AtomicU32,
+    /// Equivalent experience from the priors (visits, and wins in half points).
+    pub prior_visits: AtomicU32,
+    pub prior_wins: AtomicU32,
+    /// Sum over the playouts through this node of the final area difference, Black minus
+    /// White, komi included, in half points.
+    pub score_sum: AtomicI64,
+}
+
+/// A plain copy of a node's statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stats {
+    pub visits: u32,
+    pub wins: u32,
+    pub amaf_visits: u32,
+    pub amaf_wins: u32,
+    pub prior_visits: u32,
+    pub prior_wins: u32,
+    pub score_sum: i64,
+}
+
+impl Node {
+    pub fn mv(&self) -> Move {
+        match self.mv.load(Relaxed) {
+            0 => Move::Pass,
+            p => Move::Place(Point(p)),
+        }
+    }
+
+    pub fn is_expanded(&self) -> bool {
+        self.state.load(Acquire) == EXPANDED
+    }
+
+    pub fn is_pruned(&self) -> bool {
+        self.flags.load(Relaxed) & 1 != 0
+    }
+
+    pub fn prune(&self) {
+        self.flags.fetch_or(1, Relaxed);
+    }
+
+    /// The children's index range (empty unless expanded).
+    pub fn children(&self) -> std::ops::Range<NodeId> {
+        if !self.is_expanded() {
+            return 0..0;
+        }
+        let first = self.first_child.load(Relaxed);
+        first..first + self.num_children.load(Relaxed) as u32
+    }
+
+    pub fn stats(&self) -> Stats {
+        Stats {
+            visits: self.visits.load(Relaxed),
+            wins: self.wins.load(Relaxed),
+            amaf_visits: self.amaf_visits.load(Relaxed),
+            amaf_wins: self.amaf_wins.load(Relaxed),
+            prior_visits: self.prior_visits.load(Relaxed),
+            prior_wins: self.prior_wins.load(Relaxed),
+            score_sum: self.score_sum.load(Relaxed),
+        }
+    }
+
+    fn set_stats(&self, s: &Stats) {
+        self.visits.store(s.visits, Relaxed);
+        self.wins.store(s.wins, Relaxed);
+        self.amaf_visits.store(s.amaf_visits, Relaxed);
+        self.amaf_wins.store(s.amaf_wins, Relaxed);
+        self.prior_visits.store(s.prior_visits, Relaxed);
+        self.prior_wins.store(s.prior_wins, Relaxed);
+        self.score_sum.store(s.score_sum, Relaxed);
+    }
+}
+
+fn move_code(mv: Move) -> u16 {
+    match mv {
+        Move::Pass => 0,
+        Move::Place(p) => p.0,
+    }
+}
+
+/// A new child: its move and prior (equivalent visits, wins in half points).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NewChild {
+    pub mv: Move,
+    pub prior_visits: u32,
+    pub prior_wins: u32,
+}
+
+/// The arena of nodes. Its memory is reserved zeroed up front (the OS maps pages only as
+/// they are touched), so a large bound costs nothing until the tree grows into it.
+pub struct Tree {
+    nodes: Box<[Node]>,
+    used: AtomicU32,
+}
+
+impl std::fmt::Debug for Tree {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Tree({} of {} nodes)", self.len(), self.capacity())
+    }
+}
+
+impl Tree {
+    /// A tree of at most `capacity` nodes (at least 1) holding only the root.
+    pub fn new(capacity: usize) -> Tree {
+        let capacity = capacity.clamp(1, u32::MAX as usize / 2);
+        Tree {
+            nodes: zeroed_nodes(capacity),
+            used: AtomicU32::new(1),
+        }
+    }
+
+    /// The number of nodes a bound of `bytes` allows.
+    pub fn capacity_for_bytes(bytes: usize) -> usize {
+        (bytes / std::mem::size_of::<Node>()).max(1024)
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Nodes in use.
+    pub fn len(&self) -> usize {
+        (self.used.load(Relaxed) as usize).min(self.nodes.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Whether no more children can be created.
+    pub fn is_full(&self) -> bool {
+        self.used.load(Relaxed) as usize >= self.nodes.len()
+    }
+
+    #[inline]
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id as usize]
+    }
+
+    /// Claims the expansion of `id`: true for exactly one caller, who must then call
+    /// [`Tree::expand`] (or [`Tree::abandon`]).
+    pub fn try_claim(&self, id: NodeId) -> bool {
+        self.node(id)
+            .state
+            .compare_exchange(LEAF, EXPANDING, Acquire, Relaxed)
+            .is_ok()
+    }
+
+    /// Gives up a claimed expansion (the node stays a leaf).
+    pub fn abandon(&self, id: NodeId) {
+        self.node(id).state.store(LEAF, Release);
+    }
+
+    /// Creates the children of the claimed node `id`. False (and the node stays a leaf
+    /// for good: it is marked expanded with no children only if `children` is empty)
+    /// when the arena is full.
+    pub fn expand(&self, id: NodeId, children: &[NewChild]) -> bool {
+        let n = children.len().min(u16::MAX as usize);
+        let first = self.used.fetch_add(n as u32, Relaxed);
+        if first as usize + n > self.nodes.len() {
+            // Full: leave the counter past the end, so that is_full holds from now on.
+            self.abandon(id);
+            return false;
+        }
+        for (i, c) in children[..n].iter().enumerate() {
+            let node = self.node(first + i as u32);
+            node.mv.store(move_code(c.mv), Relaxed);
+            node.prior_visits.store(c.prior_visits, Relaxed);
+            node.prior_wins.store(c.prior_wins, Relaxed);
+        }
+        let parent = self.node(id);
+        parent.first_child.store(first, Relaxed);
+        parent.num_children.store(n as u16, Relaxed);
+        parent.state.store(EXPANDED, Release);
+        true
+    }
+
+    /// The child of `id` reached by `mv`, if `id` is expanded and has it.
+    pub fn child_by_move(&self, id: NodeId, mv: Move) -> Option<NodeId> {
+        let code = move_code(mv);
+        self.node(id)
+            .children()
+            .find(|&c| self.node(c).mv.load(Relaxed) == code)
+    }
+
+    /// A new tree whose root is a copy of the subtree at `id` (statistics and all), in an
+    /// arena of the same capacity. Pruned marks are dropped (they belong to the old root).
+    pub fn extract(&self, id: NodeId) -> Tree {
+        let out = Tree::new(self.capacity());
+        out.node(ROOT).set_stats(&self.node(id).stats());
+        out.node(ROOT).mv.store(self.node(id).mv.load(Relaxed), Relaxed);
+        let mut stack = vec![(id, ROOT)];
+        while let Some((old, new)) = stack.pop() {
+            let kids = self.node(old).children();
+            if kids.is_empty() {
+                continue;
+            }
+            let n = kids.len();
+            let first = out.used.load(Relaxed);
+            if first as usize + n > out.nodes.len() {
+                continue;
+            }
+            out.used.store(first + n as u32, Relaxed);
+            for (i, c) in kids.enumerate() {
+                let src = self.node(c);
+                let dst = out.node(first + i as u32);
+                dst.mv.store(src.mv.load(Relaxed), Relaxed);
+                dst.set_stats(&src.stats());
+                stack.push((c, first + i as u32));
+            }
+            let parent = out.node(new);
+            parent.first_child.store(first, Relaxed);
+            parent.num_children.store(n as u16, Relaxed);
+            parent.state.store(EXPANDED, Release);
+        }
+        out
+    }
+}
+
+/// `n` default nodes in zeroed memory, without touching the pages.
+fn zeroed_nodes(n: usize) -> Box<[Node]> {
+    let layout = std::alloc::Layout::array::<Node>(n).expect("node arena size overflows");
+    // SAFETY: every field of `Node` is an atomic integer, for which all-zero bytes are a
+    // valid value (the same as `Node::default()`); the layout is that of `[Node; n]` and
+    // was allocated by the global allocator, so the box owns and frees it correctly.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout) as *mut Node;
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expand_once_and_extract_keeps_statistics() {
+        let t = Tree::new(100);
+        assert!(t.try_claim(ROOT));
+        assert!(!t.try_claim(ROOT));
+        let kids: Vec<NewChild> = (0..3)
+            .map(|i| NewChild {
+                mv: if i == 0 { Move::Pass } else { Move::Place(Point(30 + i)) },
+                prior_visits: 10,
+                prior_wins: 10,
+            })
+            .collect();
+        assert!(t.expand(ROOT, &kids));
+        assert_eq!(t.node(ROOT).children(), 1..4);
+        let c = t.child_by_move(ROOT, Move::Place(Point(31))).unwrap();
+        t.node(c).visits.store(7, Relaxed);
+        assert!(t.try_claim(c));
+        assert!(t.expand(c, &kids[..2]));
+        let g = t.child_by_move(c, Move::Pass).unwrap();
+        t.node(g).wins.store(5, Relaxed);
+        let u = t.extract(c);
+        assert_eq!(u.node(ROOT).stats().visits, 7);
+        let g2 = u.child_by_move(ROOT, Move::Pass).unwrap();
+        assert_eq!(u.node(g2).stats().wins, 5);
+        assert_eq!(u.len(), 3);
+    }
+
+    #[test]
+    fn full_arena_refuses_expansion() {
+        let t = Tree::new(2);
+        assert!(t.try_claim(ROOT));
+        let kids = [NewChild { mv: Move::Pass, prior_visits: 0, prior_wins: 0 }; 2];
+        assert!(!t.expand(ROOT, &kids));
+        assert!(!t.node(ROOT).is_expanded());
+        assert!(t.is_full());
+    }
+}
