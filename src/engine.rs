@@ -11,7 +11,7 @@ use crate::rules::Rules;
 use crate::search::{Analysis, Limits, Search, SearchConfig};
 
 /// What the move generator answers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Genmove {
     Place(Point),
     Pass,

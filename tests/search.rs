@@ -1,0 +1,160 @@
+//! The search on positions with one clearly right answer, at small fixed playout counts
+//! and fixed seeds; determinism with one thread; tree reuse after a move.
+
+use tengen::engine::{Engine, Genmove, Settings};
+use tengen::search::{Limits, Search, SearchConfig};
+use tengen::{Color, Game, Move, Point, Rules};
+
+/// A game set up from a diagram (top row first; `X` Black, `O` White).
+fn position(rows: &[&str], to_move: Color) -> Game {
+    let size = rows.len();
+    let mut game = Game::new(size, Rules::chinese()).unwrap();
+    let mut stones = Vec::new();
+    for (r, line) in rows.iter().enumerate() {
+        for (col, ch) in line.split_whitespace().enumerate() {
+            let p = Point::from_coord(col, size - 1 - r);
+            match ch {
+                "X" => stones.push((Color::Black, p)),
+                "O" => stones.push((Color::White, p)),
+                _ => {}
+            }
+        }
+    }
+    game.set_position(&stones, to_move);
+    game
+}
+
+fn search(seed: u64) -> Search {
+    Search::new(SearchConfig {
+        threads: 1,
+        seed,
+        max_memory: 64 << 20,
+        ..SearchConfig::default()
+    })
+}
+
+/// A mutual atari: the white ring and the black stones inside share their last liberty
+/// E4. Whoever plays there captures.
+const SEMEAI: [&str; 9] = [
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+    ". . X X X X . . .",
+    ". X O O O O X . .",
+    ". X O X X O X . .",
+    ". X O X . O X . .",
+    ". X X O O O X . .",
+    ". . X X X X . . .",
+    ". . . . . . . . .",
+];
+
+#[test]
+fn captures_the_chain_that_decides_the_game() {
+    let game = position(&SEMEAI, Color::Black);
+    let e4 = Move::Place(Point::from_coord(4, 3));
+    for seed in 1..=3 {
+        let a = search(seed).run(&game, Color::Black, &Limits::playouts(2000));
+        assert_eq!(a.best(), e4, "seed {seed}: {:?}", &a.candidates[..3]);
+        assert!(a.winrate > 0.8, "seed {seed}: win rate {}", a.winrate);
+    }
+}
+
+#[test]
+fn saves_its_own_chain_by_capturing() {
+    let game = position(&SEMEAI, Color::White);
+    let e4 = Move::Place(Point::from_coord(4, 3));
+    for seed in 1..=3 {
+        let a = search(seed).run(&game, Color::White, &Limits::playouts(2000));
+        assert_eq!(a.best(), e4, "seed {seed}: {:?}", &a.candidates[..3]);
+    }
+}
+
+/// Black's chain B5 is in atari at C5 (from the white stones around it); running out to
+/// C5 reaches open space and connects. Not saving it loses the left side.
+#[test]
+fn escapes_from_atari() {
+    let game = position(
+        &[
+            ". . . . . . . . .",
+            ". . . . . . . . .",
+            ". . . . . . . . .",
+            "O O . . . . . . .",
+            "X X . . . . . . .",
+            "O O . . . . . X .",
+            ". . . . . . . . .",
+            ". . . . . . . . .",
+            ". . . . . . . . .",
+        ],
+        Color::Black,
+    );
+    let c5 = Move::Place(Point::from_coord(2, 4));
+    for seed in 1..=3 {
+        let a = search(seed).run(&game, Color::Black, &Limits::playouts(3000));
+        assert_eq!(a.best(), c5, "seed {seed}: {:?}", &a.candidates[..3]);
+    }
+}
+
+/// Black has two eyes and nothing else to do: it must not fill them, and passes.
+#[test]
+fn does_not_fill_its_own_eyes() {
+    let game = position(
+        &[
+            ". X . X O . . . .",
+            "X X X X O . . . .",
+            "O O O O O . . . .",
+            ". . . . . . . . .",
+            ". . . . . . . . .",
+            ". . . . . . . . .",
+            ". . . . . . . . .",
+            ". . . . . . . . .",
+            ". . . . . . . . .",
+        ],
+        Color::Black,
+    );
+    let a1 = Point::from_coord(0, 8);
+    let c1 = Point::from_coord(2, 8);
+    for seed in 1..=3 {
+        let a = search(seed).run(&game, Color::Black, &Limits::playouts(500));
+        for c in &a.candidates {
+            assert!(c.mv != Move::Place(a1) && c.mv != Move::Place(c1));
+        }
+    }
+}
+
+#[test]
+fn one_thread_is_deterministic_and_seeds_vary() {
+    let run = |seed| {
+        let mut settings = Settings {
+            seed,
+            threads: 1,
+            playouts: Some(300),
+            ..Settings::default()
+        };
+        settings.max_memory_mib = 32;
+        let mut e = Engine::new(Rules::chinese(), settings);
+        e.game.resize(9);
+        (0..8).map(|i| e.genmove(if i % 2 == 0 { Color::Black } else { Color::White }))
+            .collect::<Vec<Genmove>>()
+    };
+    assert_eq!(run(7), run(7));
+    let games: std::collections::HashSet<Vec<Genmove>> = (1..=4).map(run).collect();
+    assert!(games.len() > 1, "four seeds gave the same game");
+}
+
+#[test]
+fn tree_reuse_keeps_the_visits_of_the_move_played() {
+    let mut game = Game::new(9, Rules::chinese()).unwrap();
+    let mut s = search(3);
+    let a = s.run(&game, Color::Black, &Limits::playouts(3000));
+    let best = &a.candidates[0];
+    // White's reply most visited under Black's best move.
+    let reply = best.pv.get(1).copied().unwrap_or(Move::Pass);
+    game.play(Color::Black, best.mv).unwrap();
+    let kept = s.reusable_visits(&game, Color::White);
+    assert_eq!(kept, best.visits, "the subtree of the move played is kept");
+    game.play(Color::White, reply).unwrap();
+    assert!(s.reusable_visits(&game, Color::Black) > 0);
+    // Undo: the tree no longer matches and is dropped.
+    game.undo();
+    game.undo();
+    assert_eq!(s.reusable_visits(&game, Color::Black), 0);
+}
