@@ -12,6 +12,28 @@ use super::{Board, Cell, Color, Point};
 /// above, i.e. a larger row index).
 pub type Pattern3 = u16;
 
+/// Attacker moves a ladder read may try.
+pub const LADDER_BUDGET: u32 = 64;
+/// Steps a ladder read may go deep.
+pub const LADDER_DEPTH: usize = 48;
+
+/// Runs `f` with this thread's scratch boards for ladder reading (made once per thread).
+fn with_scratch<R>(like: &Board, f: impl FnOnce(&mut [Board]) -> R) -> R {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<Board>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut v) => {
+            if v.len() < LADDER_DEPTH + 1 {
+                v.resize(LADDER_DEPTH + 1, like.clone());
+            }
+            f(&mut v)
+        }
+        // Re-entered (cannot happen today): use fresh boards.
+        Err(_) => f(&mut vec![like.clone(); LADDER_DEPTH + 1]),
+    })
+}
+
 impl Board {
     /// The next stone of the chain through stone `p` (a ring: it comes back to `p`).
     #[inline]
@@ -151,14 +173,36 @@ impl Board {
     /// Whether the chain through `p` (which must have exactly two liberties after its
     /// owner's move, the opponent `attacker` to play) is caught in a ladder: the attacker
     /// keeps it in atari with every move until it is captured. A simple read: at most
-    /// `budget` board copies, two candidate ataris at each step; a chain that reaches
-    /// three liberties, or captures an attacker in atari, escapes.
+    /// [`LADDER_BUDGET`] attacker tries, two candidate ataris at each step, at most
+    /// [`LADDER_DEPTH`] steps; a chain that reaches three liberties, or can capture an
+    /// attacker in atari, escapes.
     pub fn is_ladder_capture(&self, p: Point, attacker: Color) -> bool {
-        let mut budget = 48u32;
-        self.ladder_read(p, attacker, &mut budget)
+        let mut budget = LADDER_BUDGET;
+        with_scratch(self, |scratch| self.ladder_read(p, attacker, &mut budget, scratch))
     }
 
-    fn ladder_read(&self, p: Point, attacker: Color, budget: &mut u32) -> bool {
+    /// Whether `color` extending its chain through `chain` (in atari) on `lib` runs into
+    /// a ladder: the extension leaves two liberties and the opponent catches it.
+    pub fn escape_is_ladder(&self, color: Color, chain: Point, lib: Point) -> bool {
+        with_scratch(self, |scratch| {
+            let (b, rest) = scratch.split_first_mut().expect("scratch boards");
+            b.copy_from(self);
+            b.place(color, lib);
+            if b.liberties_upto(chain, 3) != 2 {
+                return false;
+            }
+            let mut budget = LADDER_BUDGET;
+            b.ladder_read(chain, color.opponent(), &mut budget, rest)
+        })
+    }
+
+    fn ladder_read(
+        &self,
+        p: Point,
+        attacker: Color,
+        budget: &mut u32,
+        scratch: &mut [Board],
+    ) -> bool {
         let defender = attacker.opponent();
         if self.get(p) != Some(defender) {
             return true;
@@ -168,6 +212,9 @@ impl Board {
         if libs.len() != 2 {
             return libs.is_empty();
         }
+        let Some((b, rest)) = scratch.split_first_mut() else {
+            return false; // too deep to read: assume it escapes
+        };
         for &a in &libs {
             if *budget == 0 {
                 return false;
@@ -177,10 +224,10 @@ impl Board {
             if !self.is_legal(attacker, a) {
                 continue;
             }
-            let mut b = self.clone();
+            b.copy_from(self);
             b.place(attacker, a);
             // The attacker's stone must not itself be capturable at once.
-            if b.get(a) != Some(attacker) || b.in_atari(a) && b.liberties_upto(a, 2) < 2 {
+            if b.get(a) != Some(attacker) || b.in_atari(a) {
                 continue;
             }
             let Some(escape) = b.atari_liberty(p) else {
@@ -194,15 +241,14 @@ impl Board {
                 return true;
             }
             b.place(defender, escape);
-            let l = b.liberties_upto(p, 3);
-            if l <= 1 {
-                return true;
-            }
-            if l >= 3 {
-                continue;
-            }
-            if b.ladder_read(p, attacker, budget) {
-                return true;
+            match b.liberties_upto(p, 3) {
+                0 | 1 => return true,
+                2 => {
+                    if b.ladder_read(p, attacker, budget, rest) {
+                        return true;
+                    }
+                }
+                _ => {}
             }
         }
         false

@@ -128,9 +128,7 @@ impl Moggy {
                 out.push(lib);
                 return;
             }
-            let mut b = board.clone();
-            b.place(color, lib);
-            if !b.is_ladder_capture(chain, color.opponent()) {
+            if !board.escape_is_ladder(color, chain, lib) {
                 out.push(lib);
             }
         }
