@@ -27,15 +27,18 @@
 //! ```
 
 pub mod board;
+pub mod cli;
 pub mod engine;
 pub mod game;
 pub mod gtp;
 pub mod log;
+pub mod matches;
 pub mod playout;
 pub mod record;
 pub mod regress;
 pub mod rules;
 pub mod score;
+pub mod selfplay;
 pub mod sgf;
 
 pub use board::{Board, Cell, Color, IllegalMove, Move, Point, MAX_SIZE};

@@ -1,11 +1,11 @@
 //! The `tengen` command: GTP on stdin/stdout by default; `bench` measures light playouts;
-//! `regress` runs GTP regression files.
+//! `regress` runs GTP regression files; `match` plays two GTP engines against each other;
+//! `selfplay` shows one game of Tengen against itself.
 
 use std::io::IsTerminal;
 
 use clap::{Parser, Subcommand};
-use tengen::engine::{Engine, Settings};
-use tengen::Rules;
+use tengen::cli::EngineArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -14,18 +14,8 @@ use tengen::Rules;
     about = "A Go engine speaking GTP v2 (Chinese rules)"
 )]
 struct Cli {
-    /// Rules preset: chinese or tromp-taylor.
-    #[arg(long, default_value = "chinese", value_parser = parse_rules)]
-    rules: Rules,
-    /// Initial komi (GTP `komi` changes it).
-    #[arg(long)]
-    komi: Option<f64>,
-    /// Seed for every random choice: the same seed gives the same moves.
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Playouts used to judge dead stones for final_score and final_status_list.
-    #[arg(long, default_value_t = 1000)]
-    status_playouts: usize,
+    #[command(flatten)]
+    engine: EngineArgs,
     /// Log verbosity on stderr (0: quiet).
     #[arg(long, short, default_value_t = 1)]
     verbose: u8,
@@ -53,10 +43,14 @@ enum Sub {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-}
-
-fn parse_rules(s: &str) -> Result<Rules, String> {
-    Rules::by_name(s).ok_or_else(|| format!("unknown rules '{s}' (chinese, tromp-taylor)"))
+    /// Play games between two GTP engines (command lines), checking every move; writes
+    /// SGFs, results.tsv and summary.txt to --out and resumes there. The last stdout line
+    /// is `games=N a_wins=... winrate=... ci95=LO-HI elo=... illegal=... time_losses=...
+    /// crashes=...`.
+    Match(Box<tengen::matches::MatchArgs>),
+    /// One game of Tengen against itself (same engine options as GTP mode): the board and
+    /// each move's time on stderr, the result and the SGF at the end.
+    Selfplay(tengen::selfplay::SelfplayArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -68,7 +62,7 @@ fn main() -> anyhow::Result<()> {
             seconds,
             threads,
         }) => {
-            let seed = cli.seed.unwrap_or(1);
+            let seed = cli.engine.seed.unwrap_or(1);
             for size in sizes {
                 let r = tengen::playout::bench(size, seconds, threads, seed)
                     .ok_or_else(|| anyhow::anyhow!("size {size} is not in 2..=25"))?;
@@ -85,22 +79,21 @@ fn main() -> anyhow::Result<()> {
         Some(Sub::Regress { args }) => {
             std::process::exit(tengen::regress::main_with_args(&args));
         }
+        Some(Sub::Match(args)) => {
+            // The summary, its last line the machine-readable one.
+            let (_, text) = tengen::matches::run(*args)?;
+            print!("{text}");
+            Ok(())
+        }
+        Some(Sub::Selfplay(args)) => {
+            tengen::selfplay::run(&args)?;
+            Ok(())
+        }
         None => {
-            let mut rules = cli.rules;
-            if let Some(k) = cli.komi {
-                rules.komi = k;
-            }
-            let mut settings = Settings {
-                status_playouts: cli.status_playouts,
-                ..Settings::default()
-            };
-            if let Some(s) = cli.seed {
-                settings.seed = s;
-            }
             if std::io::stdin().is_terminal() && cli.verbose > 0 {
                 eprintln!("Tengen {}: speaking GTP v2 on stdin/stdout; try 'list_commands', 'quit' to leave.", env!("CARGO_PKG_VERSION"));
             }
-            let mut engine = Engine::new(rules, settings);
+            let mut engine = cli.engine.engine();
             tengen::gtp::serve_stdio(&mut engine)?;
             Ok(())
         }
