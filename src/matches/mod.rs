@@ -297,13 +297,14 @@ type Opening = (String, Vec<(Color, Move)>);
 /// A started engine and what it said of itself.
 struct Player {
     client: GtpClient,
-    name: String,
     kgs_time: bool,
 }
 
 /// A worker's engines, kept from game to game and restarted when one failed.
 struct Seats {
     players: [Option<Player>; 2],
+    /// What each engine last said its name was (kept after it is stopped).
+    names: [String; 2],
     referee: Option<GtpClient>,
 }
 
@@ -383,11 +384,8 @@ impl Seats {
             let name = format!("{} {}", name.trim(), version.trim())
                 .trim()
                 .to_string();
-            *slot = Some(Player {
-                client,
-                name,
-                kgs_time,
-            });
+            self.names[side.index()] = name;
+            *slot = Some(Player { client, kgs_time });
         }
         Ok(slot.as_mut().expect("started above"))
     }
@@ -468,11 +466,7 @@ fn play_game(setup: &Setup, seats: &mut Seats, game_no: usize) -> Played {
     let outcome = run_moves(
         setup, seats, game_no, &mut game, &mut notes, &mut times, &side_of,
     );
-    let names = [Side::A, Side::B].map(|s| {
-        seats.players[s.index()]
-            .as_ref()
-            .map_or_else(|| "?".to_string(), |p| p.name.clone())
-    });
+    let names = seats.names.clone();
     let (result, winner, reason, scorer) = match outcome {
         Err(l) => {
             let w = l.side.other();
@@ -1106,6 +1100,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<(Summary, String)> {
         handles.push(std::thread::spawn(move || {
             let mut seats = Seats {
                 players: [None, None],
+                names: ["?".into(), "?".into()],
                 referee: None,
             };
             loop {
