@@ -1,7 +1,8 @@
 //! Tengen: a Go (weiqi, baduk) engine speaking GTP v2 and playing Chinese rules.
 //!
 //! Layers, dependencies pointing one way:
-//! `board` <- `game`/`rules`/`score` <- `playout` <- `engine` <- `gtp` <- `main`.
+//! `board` <- `game`/`rules`/`score` <- `sgf`/`record` <- `playout` <- `engine` <- `gtp` <- `main`;
+//! `matches` (engines playing each other over GTP) and `selfplay` sit beside `gtp`.
 //!
 //! ```
 //! use tengen::{Game, Move, Rules, Color, IllegalMove};
@@ -26,15 +27,19 @@
 //! ```
 
 pub mod board;
+pub mod cli;
 pub mod engine;
 pub mod game;
 pub mod gtp;
 pub mod log;
+pub mod matches;
 pub mod playout;
+pub mod record;
 pub mod regress;
 pub mod rules;
 pub mod score;
 pub mod search;
+pub mod selfplay;
 pub mod sgf;
 
 pub use board::{Board, Cell, Color, IllegalMove, Move, Point, MAX_SIZE};

@@ -1,11 +1,11 @@
 //! The `tengen` command: GTP on stdin/stdout by default; `bench` measures light playouts;
-//! `regress` runs GTP regression files.
+//! `regress` runs GTP regression files; `match` plays two GTP engines against each other;
+//! `selfplay` shows one game of Tengen against itself.
 
 use std::io::IsTerminal;
 
 use clap::{Parser, Subcommand};
-use tengen::engine::{Engine, PlayerKind, Settings};
-use tengen::search::PolicyKind;
+use tengen::cli::EngineArgs;
 use tengen::Rules;
 
 #[derive(Parser, Debug)]
@@ -15,100 +15,13 @@ use tengen::Rules;
     about = "A Go engine speaking GTP v2 (Chinese rules)"
 )]
 struct Cli {
-    /// Rules preset: chinese or tromp-taylor.
-    #[arg(long, default_value = "chinese", value_parser = parse_rules)]
-    rules: Rules,
-    /// Initial komi (GTP `komi` changes it).
-    #[arg(long)]
-    komi: Option<f64>,
-    /// Seed for every random choice: the same seed gives the same moves.
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Playouts used to judge dead stones for final_score and final_status_list.
-    #[arg(long, default_value_t = 1000)]
-    status_playouts: usize,
+    #[command(flatten)]
+    engine: EngineArgs,
     /// Log verbosity on stderr (0: quiet).
     #[arg(long, short, default_value_t = 1)]
     verbose: u8,
-    #[command(flatten)]
-    search: SearchArgs,
     #[command(subcommand)]
     command: Option<Sub>,
-}
-
-/// Move generator options.
-#[derive(clap::Args, Debug, Clone)]
-struct SearchArgs {
-    /// Move generator: mcts (tree search) or random.
-    #[arg(long, default_value = "mcts", value_parser = parse_player)]
-    player: PlayerKind,
-    /// Playouts a move (otherwise the GTP time settings decide; without any, 1 s on 9x9,
-    /// 1.5 s on 13x13, 2 s on 19x19).
-    #[arg(long)]
-    playouts: Option<u64>,
-    /// Search threads (default: the machine's available parallelism).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Bound on the search tree's memory, in MiB; the tree stops growing there.
-    #[arg(long, default_value_t = 512)]
-    max_memory: usize,
-    /// Resign when the win rate stays below this for 3 moves in a row (0: never).
-    #[arg(long, default_value_t = 0.1)]
-    resign: f64,
-    /// Seconds kept back from each move's time for lag.
-    #[arg(long, default_value_t = 0.2)]
-    lag_margin: f64,
-    /// Playout policy: moggy (captures, escapes, 3x3 patterns) or light (uniform).
-    #[arg(long, default_value = "moggy", value_parser = parse_policy)]
-    policy: PolicyKind,
-    /// Visits before a tree leaf is expanded.
-    #[arg(long)]
-    expand_visits: Option<u32>,
-    /// RAVE equivalence (visits at which own and AMAF statistics weigh the same).
-    #[arg(long)]
-    rave_equiv: Option<f64>,
-    /// UCB exploration constant (0: priors and RAVE explore).
-    #[arg(long)]
-    explore: Option<f64>,
-}
-
-impl SearchArgs {
-    fn apply(&self, settings: &mut Settings) {
-        settings.player = self.player;
-        settings.playouts = self.playouts;
-        if let Some(t) = self.threads {
-            settings.threads = t.max(1);
-        }
-        settings.max_memory_mib = self.max_memory.max(1);
-        settings.resign = self.resign;
-        settings.lag_margin = self.lag_margin.max(0.0);
-        settings.search.policy = self.policy;
-        if let Some(v) = self.expand_visits {
-            settings.search.expand_visits = v.max(1);
-        }
-        if let Some(v) = self.rave_equiv {
-            settings.search.rave_equiv = v.max(1.0);
-        }
-        if let Some(v) = self.explore {
-            settings.search.explore = v.max(0.0);
-        }
-    }
-}
-
-fn parse_player(s: &str) -> Result<PlayerKind, String> {
-    match s {
-        "mcts" => Ok(PlayerKind::Mcts),
-        "random" => Ok(PlayerKind::Random),
-        _ => Err(format!("unknown player '{s}' (mcts, random)")),
-    }
-}
-
-fn parse_policy(s: &str) -> Result<PolicyKind, String> {
-    match s {
-        "moggy" => Ok(PolicyKind::Moggy),
-        "light" => Ok(PolicyKind::Light),
-        _ => Err(format!("unknown policy '{s}' (moggy, light)")),
-    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -137,10 +50,14 @@ enum Sub {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-}
-
-fn parse_rules(s: &str) -> Result<Rules, String> {
-    Rules::by_name(s).ok_or_else(|| format!("unknown rules '{s}' (chinese, tromp-taylor)"))
+    /// Play games between two GTP engines (command lines), checking every move; writes
+    /// SGFs, results.tsv and summary.txt to --out and resumes there. The last stdout line
+    /// is `games=N a_wins=... winrate=... ci95=LO-HI elo=... illegal=... time_losses=...
+    /// crashes=...`.
+    Match(Box<tengen::matches::MatchArgs>),
+    /// One game of Tengen against itself (same engine options as GTP mode): the board and
+    /// each move's time on stderr, the result and the SGF at the end.
+    Selfplay(tengen::selfplay::SelfplayArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -154,11 +71,10 @@ fn main() -> anyhow::Result<()> {
             search,
             playouts,
         }) => {
-            let seed = cli.seed.unwrap_or(1);
+            let seed = cli.engine.seed.unwrap_or(1);
             if search {
                 for size in sizes {
-                    let mut settings = Settings::default();
-                    cli.search.apply(&mut settings);
+                    let mut settings = cli.engine.settings();
                     settings.threads = threads.max(1);
                     settings.seed = seed;
                     let mut game = tengen::Game::new(size, Rules::chinese())
@@ -199,23 +115,21 @@ fn main() -> anyhow::Result<()> {
         Some(Sub::Regress { args }) => {
             std::process::exit(tengen::regress::main_with_args(&args));
         }
+        Some(Sub::Match(args)) => {
+            // The summary, its last line the machine-readable one.
+            let (_, text) = tengen::matches::run(*args)?;
+            print!("{text}");
+            Ok(())
+        }
+        Some(Sub::Selfplay(args)) => {
+            tengen::selfplay::run(&args)?;
+            Ok(())
+        }
         None => {
-            let mut rules = cli.rules;
-            if let Some(k) = cli.komi {
-                rules.komi = k;
-            }
-            let mut settings = Settings {
-                status_playouts: cli.status_playouts,
-                ..Settings::default()
-            };
-            if let Some(s) = cli.seed {
-                settings.seed = s;
-            }
-            cli.search.apply(&mut settings);
             if std::io::stdin().is_terminal() && cli.verbose > 0 {
                 eprintln!("Tengen {}: speaking GTP v2 on stdin/stdout; try 'list_commands', 'quit' to leave.", env!("CARGO_PKG_VERSION"));
             }
-            let mut engine = Engine::new(rules, settings);
+            let mut engine = cli.engine.engine();
             tengen::gtp::serve_stdio(&mut engine)?;
             Ok(())
         }

@@ -44,6 +44,9 @@ pub struct SgfNode {
     /// PL: who is to play next.
     pub player: Option<Color>,
     pub mv: Option<(Color, SgfMove)>,
+    /// Further properties written after the move as given (values escaped), e.g. `BL`,
+    /// `WL`, `C`. Written only: [`parse_record`] leaves this empty.
+    pub extra: Vec<(String, String)>,
 }
 
 /// The main line of the first game of an SGF collection.
@@ -56,6 +59,9 @@ pub struct SgfRecord {
     pub rules: Option<String>,
     /// Main line, root first. Never empty after [`parse_record`].
     pub nodes: Vec<SgfNode>,
+    /// Further root properties written as given (values escaped), e.g. `PB`, `PW`, `RE`,
+    /// `DT`. Written only: [`parse_record`] leaves this empty.
+    pub info: Vec<(String, String)>,
 }
 
 /// Why a text could not be read as a Go game record. Messages are meant for humans.
@@ -207,6 +213,7 @@ fn convert(root: &ParsedNode<Prop>) -> Result<SgfRecord, SgfError> {
         handicap: None,
         rules: None,
         nodes: Vec::new(),
+        info: Vec::new(),
     };
     for prop in root.properties() {
         match prop {
@@ -468,6 +475,7 @@ pub fn write_record(rec: &SgfRecord) -> String {
     if let Some(h) = rec.handicap.filter(|&h| h >= 2) {
         let _ = write!(out, "HA[{h}]");
     }
+    write_extra(&mut out, &rec.info);
     for (i, node) in rec.nodes.iter().enumerate() {
         if i > 0 {
             if i % NODES_PER_LINE == 1 {
@@ -489,9 +497,22 @@ pub fn write_record(rec: &SgfRecord) -> String {
         if let Some((c, v)) = value {
             let _ = write!(out, "{}[{}]", color_letter(c), v);
         }
+        write_extra(&mut out, &node.extra);
     }
     out.push(')');
     out
+}
+
+/// Writes properties whose names are upper-case letters; values are escaped and kept on
+/// one line (so the text stays free of empty lines), anything else is left out.
+fn write_extra(out: &mut String, props: &[(String, String)]) {
+    for (name, value) in props {
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_uppercase()) {
+            continue;
+        }
+        let value = clean_simple_text(value);
+        let _ = write!(out, "{name}[{}]", escape(&value));
+    }
 }
 
 fn color_letter(c: Color) -> char {
@@ -886,6 +907,7 @@ mod tests {
                     add_empty: vec![],
                     player: Some(Color::White),
                     mv: None,
+                    extra: vec![],
                 },
                 SgfNode {
                     mv: Some(play(Color::White, 0, 12)),
@@ -906,6 +928,7 @@ mod tests {
                     ..SgfNode::default()
                 },
             ],
+            info: vec![],
         }
     }
 
@@ -930,6 +953,7 @@ mod tests {
             handicap: None,
             rules: None,
             nodes: vec![SgfNode::default()],
+            info: vec![],
         };
         let text = write_record(&minimal);
         assert!(!text.contains("KM") && !text.contains("HA") && !text.contains("RU"));
@@ -1001,6 +1025,7 @@ mod tests {
                     ..SgfNode::default()
                 },
             ],
+            info: vec![],
         };
         let text = write_record(&rec);
         assert!(!text.contains("KM"));

@@ -132,7 +132,14 @@ fn one_thread_is_deterministic_and_seeds_vary() {
         settings.max_memory_mib = 32;
         let mut e = Engine::new(Rules::chinese(), settings);
         e.game.resize(9);
-        (0..8).map(|i| e.genmove(if i % 2 == 0 { Color::Black } else { Color::White }))
+        (0..8)
+            .map(|i| {
+                e.genmove(if i % 2 == 0 {
+                    Color::Black
+                } else {
+                    Color::White
+                })
+            })
             .collect::<Vec<Genmove>>()
     };
     assert_eq!(run(7), run(7));

@@ -81,9 +81,7 @@ impl Board {
         let mut s = p.0;
         loop {
             for n in Point(s).neighbors() {
-                if self.cells[n.index()] == Cell::Empty
-                    && Some(n) != skip
-                    && !found.contains(&n.0)
+                if self.cells[n.index()] == Cell::Empty && Some(n) != skip && !found.contains(&n.0)
                 {
                     found.push(n.0);
                     if found.len() >= max {
@@ -178,7 +176,9 @@ impl Board {
     /// attacker in atari, escapes.
     pub fn is_ladder_capture(&self, p: Point, attacker: Color) -> bool {
         let mut budget = LADDER_BUDGET;
-        with_scratch(self, |scratch| self.ladder_read(p, attacker, &mut budget, scratch))
+        with_scratch(self, |scratch| {
+            self.ladder_read(p, attacker, &mut budget, scratch)
+        })
     }
 
     /// Whether `color` extending its chain through `chain` (in atari) on `lib` runs into
@@ -329,7 +329,8 @@ mod tests {
         let code = b.pattern3(centre);
         // N empty, S empty, W empty, E empty, NW black, others empty.
         let e = Cell::Empty as u16;
-        let expect = e | e << 2 | e << 4 | e << 6 | (Cell::Black as u16) << 8 | e << 10 | e << 12 | e << 14;
+        let expect =
+            e | e << 2 | e << 4 | e << 6 | (Cell::Black as u16) << 8 | e << 10 | e << 12 | e << 14;
         assert_eq!(code, expect);
         let corner = b.point(0, 0).unwrap();
         let c = b.pattern3(corner);

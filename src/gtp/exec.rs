@@ -1,17 +1,15 @@
 //! Runs GTP commands against the [`Engine`]: one exhaustive `match`, converting between
 //! GTP vertices and board points and producing the reply texts. No stdin/stdout here
 //! (details of refusals go to stderr), so it is unit-testable.
-
-use std::fmt::Write as _;
-
 use super::command::{Command, KgsTime, Status};
 use super::error::GtpError;
 use super::parse::{GtpMove, Vertex};
 use super::serve::{Context, Executor, Reply};
-use crate::board::{Board, Cell, Color, Move, Point, NUM_CELLS};
+use crate::board::{Board, Move, Point, NUM_CELLS};
 use crate::engine::{self, Clock, Engine, Genmove, TimeControl};
-use crate::game::{Game, SetupError};
-use crate::sgf::{self, SgfMove, SgfNode, SgfPoint, SgfRecord};
+use crate::game::SetupError;
+use crate::record::{diagram, game_from_record, record_of};
+use crate::sgf;
 
 /// The engine's GTP name.
 pub const NAME: &str = "Tengen";
@@ -55,60 +53,6 @@ fn genmove_text(m: Genmove) -> String {
     }
 }
 
-/// The board diagram of `showboard` (no empty lines).
-pub fn diagram(game: &Game) -> String {
-    let b = game.board();
-    let n = b.size();
-    let letters: String = (0..n)
-        .map(|c| {
-            format!(
-                " {}",
-                Vertex {
-                    col: c as u8,
-                    row: 0
-                }
-                .column_letter()
-            )
-        })
-        .collect();
-    let mut s = String::new();
-    let _ = writeln!(s, "   {letters}");
-    for row in (0..n).rev() {
-        let _ = write!(s, "{:>2} ", row + 1);
-        for col in 0..n {
-            let p = Point::from_coord(col, row);
-            let ch = match b.cell(p) {
-                Cell::Black => 'X',
-                Cell::White => 'O',
-                _ if b.ko().map(|k| k.0) == Some(p) => '*',
-                _ => '.',
-            };
-            let _ = write!(s, " {ch}");
-        }
-        let _ = write!(s, " {:<2}", row + 1);
-        match row {
-            r if r == n - 1 => {
-                let _ = write!(
-                    s,
-                    "    WHITE (O) has captured {} stones",
-                    b.captures(Color::White)
-                );
-            }
-            r if n >= 2 && r == n - 2 => {
-                let _ = write!(
-                    s,
-                    "    BLACK (X) has captured {} stones",
-                    b.captures(Color::Black)
-                );
-            }
-            _ => {}
-        }
-        s.push('\n');
-    }
-    let _ = write!(s, "   {letters}");
-    s
-}
-
 /// CPU seconds used by this process (Linux `/proc/self/stat`; 0 elsewhere).
 fn cpu_seconds() -> f64 {
     let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
@@ -125,116 +69,6 @@ fn cpu_seconds() -> f64 {
         .filter_map(|&i| f.get(i).and_then(|t| t.parse::<f64>().ok()))
         .sum();
     ticks / 100.0
-}
-
-/// Builds the game a record describes up to (not including) move `before` (1-based; None:
-/// the whole main line). Fails on an off-board or occupied move, leaving nothing changed.
-fn game_from_record(rec: &SgfRecord, template: &Game, before: Option<u32>) -> Result<Game, String> {
-    let mut game = template.clone();
-    if !game.resize(rec.size) {
-        return Err(format!("bad size {}", rec.size));
-    }
-    if let Some(k) = rec.komi {
-        game.set_komi(k);
-    }
-    let pt = |p: SgfPoint| Point::from_coord(p.col as usize, p.row as usize);
-    let mut played = 0u32;
-    for (i, node) in rec.nodes.iter().enumerate() {
-        let has_setup =
-            !(node.add_black.is_empty() && node.add_white.is_empty() && node.add_empty.is_empty());
-        if has_setup && i == 0 && node.add_empty.is_empty() {
-            let black: Vec<Point> = node.add_black.iter().map(|&p| pt(p)).collect();
-            let is_handicap = node.add_white.is_empty()
-                && black.len() >= 2
-                && rec.handicap.is_some_and(|h| h as usize == black.len());
-            if !(is_handicap && game.set_handicap(&black).is_ok()) {
-                let stones: Vec<(Color, Point)> = black
-                    .iter()
-                    .map(|&p| (Color::Black, p))
-                    .chain(node.add_white.iter().map(|&p| (Color::White, pt(p))))
-                    .collect();
-                game.set_position(&stones, Color::Black);
-            }
-        } else if has_setup {
-            let add: Vec<(Color, Point)> = node
-                .add_black
-                .iter()
-                .map(|&p| (Color::Black, pt(p)))
-                .chain(node.add_white.iter().map(|&p| (Color::White, pt(p))))
-                .collect();
-            let remove: Vec<Point> = node.add_empty.iter().map(|&p| pt(p)).collect();
-            game.setup_here(&add, &remove, node.player);
-        }
-        if let Some(c) = node.player {
-            if game.moves().is_empty() {
-                game.set_first_to_move(c);
-            }
-        }
-        if let Some((color, mv)) = node.mv {
-            played += 1;
-            if before.is_some_and(|n| played >= n) {
-                break;
-            }
-            let mv = match mv {
-                SgfMove::Pass => Move::Pass,
-                SgfMove::Play(p) => Move::Place(pt(p)),
-            };
-            game.play_record(color, mv)
-                .map_err(|e| format!("move {played}: {e}"))?;
-        }
-    }
-    Ok(game)
-}
-
-/// The game so far as an SGF record.
-fn record_of(game: &Game) -> SgfRecord {
-    let sp = |p: Point| {
-        let (col, row) = p.coord();
-        SgfPoint {
-            col: col as u8,
-            row: row as u8,
-        }
-    };
-    let mut root = SgfNode::default();
-    for &(c, p) in game.setup() {
-        match c {
-            Color::Black => root.add_black.push(sp(p)),
-            Color::White => root.add_white.push(sp(p)),
-        }
-    }
-    // White moves first after handicap stones; say so only when the game differs.
-    let default_first = if game.handicap() >= 2 {
-        Color::White
-    } else {
-        Color::Black
-    };
-    if game.first_to_move() != default_first {
-        root.player = Some(game.first_to_move());
-    }
-    let mut nodes = vec![root];
-    for &(c, m) in game.moves() {
-        let mv = match m {
-            Move::Pass => SgfMove::Pass,
-            Move::Place(p) => SgfMove::Play(sp(p)),
-        };
-        nodes.push(SgfNode {
-            mv: Some((c, mv)),
-            ..SgfNode::default()
-        });
-    }
-    SgfRecord {
-        size: game.size(),
-        komi: Some(game.komi()),
-        handicap: (game.handicap() >= 2).then_some(game.handicap() as u32),
-        rules: Some(
-            match game.rules().name {
-                "chinese" => "Chinese",
-                other => other,
-            }
-            .to_string(),
-        ),
-        nodes,
-    }
 }
 
 /// Chains (one per line, vertices separated by spaces) whose status is `status`: dead as

@@ -63,7 +63,13 @@ impl Moggy {
     }
 
     /// Captures and escapes answering `last` for `color`.
-    fn tactical(&self, board: &Board, color: Color, last: Point, rng: &mut PlayoutRng) -> Candidates {
+    fn tactical(
+        &self,
+        board: &Board,
+        color: Color,
+        last: Point,
+        rng: &mut PlayoutRng,
+    ) -> Candidates {
         let mut out = Candidates::new();
         let enemy = Cell::from(color.opponent());
         let own = Cell::from(color);
@@ -185,7 +191,7 @@ impl PlayoutPolicy for Moggy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::playout::{playout_from, end_score};
+    use crate::playout::{end_score, playout_from};
 
     #[test]
     fn captures_the_last_move_in_atari() {
@@ -203,7 +209,10 @@ mod tests {
         });
         let mut rng = PlayoutRng::seed_from_u64(1);
         for _ in 0..20 {
-            assert_eq!(m.choose(&mut b, Color::Black, Some(p(4, 4)), &mut rng), Some(p(4, 5)));
+            assert_eq!(
+                m.choose(&mut b, Color::Black, Some(p(4, 4)), &mut rng),
+                Some(p(4, 5))
+            );
         }
     }
 

@@ -104,7 +104,9 @@ fn build() -> Pattern3Table {
                     }
                 }
                 // Code order: N, S, W, E, NW, NE, SW, SE.
-                let cells = [g[0][1], g[2][1], g[1][0], g[1][2], g[0][0], g[0][2], g[2][0], g[2][2]];
+                let cells = [
+                    g[0][1], g[2][1], g[1][0], g[1][2], g[0][0], g[0][2], g[2][0], g[2][2],
+                ];
                 expand(&cells, 0, 0, &mut bits);
             }
         }
@@ -130,11 +132,7 @@ fn plausible(code: u16) -> bool {
     let at = |i: usize| (code >> (2 * i)) & 3 == Cell::Border as u16;
     let (n, s, w, e) = (at(0), at(1), at(2), at(3));
     let (nw, ne, sw, se) = (at(4), at(5), at(6), at(7));
-    !(n && s || w && e)
-        && nw == (n || w)
-        && ne == (n || e)
-        && sw == (s || w)
-        && se == (s || e)
+    !(n && s || w && e) && nw == (n || w) && ne == (n || e) && sw == (s || w) && se == (s || e)
 }
 
 #[cfg(test)]

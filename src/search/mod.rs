@@ -215,7 +215,11 @@ impl Search {
         if expect != color {
             return;
         }
-        let tree = if node == ROOT { tree } else { tree.extract(node) };
+        let tree = if node == ROOT {
+            tree
+        } else {
+            tree.extract(node)
+        };
         self.tree = Some((tree, key));
     }
 
@@ -458,14 +462,22 @@ fn simulate(shared: &Shared, w: &mut Worker) {
     };
     for &(id, mover) in &w.path {
         let n = tree.node(id);
-        let value = if mover == Color::Black { black_value } else { 2 - black_value };
+        let value = if mover == Color::Black {
+            black_value
+        } else {
+            2 - black_value
+        };
         n.wins.fetch_add(value, Relaxed);
         n.score_sum.fetch_add(margin as i64, Relaxed);
         // AMAF: children of this node whose move the player to move here played first
         // later in the simulation.
         let to_move = mover.opponent();
         let tag = 1 + to_move.index() as u8;
-        let child_value = if to_move == Color::Black { black_value } else { 2 - black_value };
+        let child_value = if to_move == Color::Black {
+            black_value
+        } else {
+            2 - black_value
+        };
         for c in n.children() {
             let cn = tree.node(c);
             if let Move::Place(p) = cn.mv() {
@@ -542,9 +554,11 @@ fn analyse(tree: &Tree, color: Color, playouts: u64, seconds: f64) -> Analysis {
         })
         .collect();
     candidates.sort_by(|a, b| {
-        b.visits
-            .cmp(&a.visits)
-            .then(b.winrate.partial_cmp(&a.winrate).unwrap_or(std::cmp::Ordering::Equal))
+        b.visits.cmp(&a.visits).then(
+            b.winrate
+                .partial_cmp(&a.winrate)
+                .unwrap_or(std::cmp::Ordering::Equal),
+        )
     });
     let winrate = match candidates.first() {
         Some(c) if c.visits > 0 => c.winrate,

@@ -81,9 +81,10 @@ pub fn children(
         }
         // Atari escapes: an own chain in atari on p that gets out.
         let own = Cell::from(color);
-        let saves = p.neighbors().iter().any(|&n| {
-            board.cell(n) == own && board.atari_liberty(n) == Some(p)
-        });
+        let saves = p
+            .neighbors()
+            .iter()
+            .any(|&n| board.cell(n) == own && board.atari_liberty(n) == Some(p));
         if saves && board.liberties_after(color, p, 3) >= 3 {
             add(cfg.atari_escape, true);
         }

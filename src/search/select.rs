@@ -77,7 +77,11 @@ mod tests {
         // No information at all: an even 0.5.
         assert_eq!(urgency(&Stats::default(), 1, 3000.0, 0.0), 0.5);
         // Priors count as experience.
-        let p = Stats { prior_visits: 10, prior_wins: 20, ..Stats::default() };
+        let p = Stats {
+            prior_visits: 10,
+            prior_wins: 20,
+            ..Stats::default()
+        };
         assert_eq!(urgency(&p, 1, 3000.0, 0.0), 1.0);
     }
 }

@@ -224,7 +224,9 @@ impl Tree {
     pub fn extract(&self, id: NodeId) -> Tree {
         let out = Tree::new(self.capacity());
         out.node(ROOT).set_stats(&self.node(id).stats());
-        out.node(ROOT).mv.store(self.node(id).mv.load(Relaxed), Relaxed);
+        out.node(ROOT)
+            .mv
+            .store(self.node(id).mv.load(Relaxed), Relaxed);
         let mut stack = vec![(id, ROOT)];
         while let Some((old, new)) = stack.pop() {
             let kids = self.node(old).children();
@@ -279,7 +281,11 @@ mod tests {
         assert!(!t.try_claim(ROOT));
         let kids: Vec<NewChild> = (0..3)
             .map(|i| NewChild {
-                mv: if i == 0 { Move::Pass } else { Move::Place(Point(30 + i)) },
+                mv: if i == 0 {
+                    Move::Pass
+                } else {
+                    Move::Place(Point(30 + i))
+                },
                 prior_visits: 10,
                 prior_wins: 10,
             })
@@ -303,7 +309,11 @@ mod tests {
     fn full_arena_refuses_expansion() {
         let t = Tree::new(2);
         assert!(t.try_claim(ROOT));
-        let kids = [NewChild { mv: Move::Pass, prior_visits: 0, prior_wins: 0 }; 2];
+        let kids = [NewChild {
+            mv: Move::Pass,
+            prior_visits: 0,
+            prior_wins: 0,
+        }; 2];
         assert!(!t.expand(ROOT, &kids));
         assert!(!t.node(ROOT).is_expanded());
         assert!(t.is_full());

@@ -1,0 +1,136 @@
+//! The engine's command-line options, shared by every mode that builds an [`Engine`]
+//! (GTP on stdin/stdout, `selfplay`), so an option added here applies to all of them.
+
+use clap::Args;
+
+use crate::engine::{Engine, PlayerKind, Settings};
+use crate::rules::Rules;
+use crate::search::PolicyKind;
+
+/// Options that shape the engine: rules, komi, seed, effort.
+#[derive(Args, Debug, Clone)]
+pub struct EngineArgs {
+    /// Rules preset: chinese or tromp-taylor.
+    #[arg(long, default_value = "chinese", value_parser = parse_rules)]
+    pub rules: Rules,
+    /// Initial komi (GTP `komi` changes it).
+    #[arg(long)]
+    pub komi: Option<f64>,
+    /// Seed for every random choice: the same seed gives the same moves.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Playouts used to judge dead stones for final_score and final_status_list.
+    #[arg(long, default_value_t = 1000)]
+    pub status_playouts: usize,
+    #[command(flatten)]
+    pub search: SearchArgs,
+}
+
+/// Move generator options.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SearchArgs {
+    /// Move generator: mcts (tree search) or random.
+    #[arg(long, default_value = "mcts", value_parser = parse_player)]
+    pub player: PlayerKind,
+    /// Playouts a move (otherwise the GTP time settings decide; without any, 1 s on 9x9,
+    /// 1.5 s on 13x13, 2 s on 19x19).
+    #[arg(long)]
+    pub playouts: Option<u64>,
+    /// Search threads (default: the machine's available parallelism).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Bound on the search tree's memory, in MiB; the tree stops growing there.
+    #[arg(long, default_value_t = 512)]
+    pub max_memory: usize,
+    /// Resign when the win rate stays below this for 3 moves in a row (0: never).
+    #[arg(long, default_value_t = 0.1)]
+    pub resign: f64,
+    /// Seconds kept back from each move's time for lag.
+    #[arg(long, default_value_t = 0.2)]
+    pub lag_margin: f64,
+    /// Playout policy: moggy (captures, escapes, 3x3 patterns) or light (uniform).
+    #[arg(long, default_value = "moggy", value_parser = parse_policy)]
+    pub policy: PolicyKind,
+    /// Visits before a tree leaf is expanded.
+    #[arg(long)]
+    pub expand_visits: Option<u32>,
+    /// RAVE equivalence (visits at which own and AMAF statistics weigh the same).
+    #[arg(long)]
+    pub rave_equiv: Option<f64>,
+    /// UCB exploration constant (0: priors and RAVE explore).
+    #[arg(long)]
+    pub explore: Option<f64>,
+}
+
+impl SearchArgs {
+    pub fn apply(&self, settings: &mut Settings) {
+        settings.player = self.player;
+        settings.playouts = self.playouts;
+        if let Some(t) = self.threads {
+            settings.threads = t.max(1);
+        }
+        settings.max_memory_mib = self.max_memory.max(1);
+        settings.resign = self.resign;
+        settings.lag_margin = self.lag_margin.max(0.0);
+        settings.search.policy = self.policy;
+        if let Some(v) = self.expand_visits {
+            settings.search.expand_visits = v.max(1);
+        }
+        if let Some(v) = self.rave_equiv {
+            settings.search.rave_equiv = v.max(1.0);
+        }
+        if let Some(v) = self.explore {
+            settings.search.explore = v.max(0.0);
+        }
+    }
+}
+
+fn parse_player(s: &str) -> Result<PlayerKind, String> {
+    match s {
+        "mcts" => Ok(PlayerKind::Mcts),
+        "random" => Ok(PlayerKind::Random),
+        _ => Err(format!("unknown player '{s}' (mcts, random)")),
+    }
+}
+
+fn parse_policy(s: &str) -> Result<PolicyKind, String> {
+    match s {
+        "moggy" => Ok(PolicyKind::Moggy),
+        "light" => Ok(PolicyKind::Light),
+        _ => Err(format!("unknown policy '{s}' (moggy, light)")),
+    }
+}
+
+/// Parses a rules preset name for clap.
+pub fn parse_rules(s: &str) -> Result<Rules, String> {
+    Rules::by_name(s).ok_or_else(|| format!("unknown rules '{s}' (chinese, tromp-taylor)"))
+}
+
+impl EngineArgs {
+    /// The rules with the komi option applied.
+    pub fn rules(&self) -> Rules {
+        let mut rules = self.rules.clone();
+        if let Some(k) = self.komi {
+            rules.komi = k;
+        }
+        rules
+    }
+
+    /// The engine settings these options give.
+    pub fn settings(&self) -> Settings {
+        let mut settings = Settings {
+            status_playouts: self.status_playouts,
+            ..Settings::default()
+        };
+        if let Some(s) = self.seed {
+            settings.seed = s;
+        }
+        self.search.apply(&mut settings);
+        settings
+    }
+
+    /// The engine these options describe (19x19 until told otherwise).
+    pub fn engine(&self) -> Engine {
+        Engine::new(self.rules(), self.settings())
+    }
+}

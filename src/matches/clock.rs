@@ -1,0 +1,338 @@
+//! The runner's own clocks: what each engine is told with `time_settings` / `time_left`,
+//! and when its flag falls. Seconds throughout.
+
+/// A time system as `--time` gives it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TimeSystem {
+    /// `absolute M`: M seconds for the whole game.
+    Absolute { main: f64 },
+    /// `byoyomi M P N`: main time M, then N periods of P seconds; a move that ends within
+    /// a period keeps it, every period overrun is lost.
+    Byoyomi {
+        main: f64,
+        period: f64,
+        periods: u32,
+    },
+    /// `canadian M T S`: main time M, then S moves in every T seconds.
+    Canadian { main: f64, period: f64, stones: u32 },
+}
+
+impl TimeSystem {
+    /// Parses `absolute M`, `byoyomi M P N` or `canadian M T S`.
+    pub fn parse(s: &str) -> Result<TimeSystem, String> {
+        let words: Vec<&str> = s.split_whitespace().collect();
+        let num = |i: usize| -> Result<f64, String> {
+            words
+                .get(i)
+                .and_then(|w| w.parse::<f64>().ok())
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| format!("bad number in time system {s:?}"))
+        };
+        let count = |i: usize| -> Result<u32, String> {
+            words
+                .get(i)
+                .and_then(|w| w.parse::<u32>().ok())
+                .filter(|&v| v >= 1)
+                .ok_or_else(|| format!("bad count in time system {s:?} (need 1 or more)"))
+        };
+        let kind = words.first().map(|w| w.to_ascii_lowercase());
+        let sys = match (kind.as_deref(), words.len()) {
+            (Some("absolute"), 2) => TimeSystem::Absolute { main: num(1)? },
+            (Some("byoyomi"), 4) => TimeSystem::Byoyomi {
+                main: num(1)?,
+                period: num(2)?,
+                periods: count(3)?,
+            },
+            (Some("canadian"), 4) => TimeSystem::Canadian {
+                main: num(1)?,
+                period: num(2)?,
+                stones: count(3)?,
+            },
+            _ => {
+                return Err(format!(
+                    "time system {s:?}: use 'absolute M', 'byoyomi M P N' or 'canadian M T S'"
+                ))
+            }
+        };
+        Ok(sys)
+    }
+
+    /// `--time-per-move S`: Canadian, one stone every S seconds, no main time.
+    pub fn per_move(seconds: f64) -> TimeSystem {
+        TimeSystem::Canadian {
+            main: 0.0,
+            period: seconds,
+            stones: 1,
+        }
+    }
+
+    /// The GTP v2 `time_settings` arguments (Canadian by nature; byo-yomi is sent as one
+    /// stone a period, which is what a byo-yomi period is while periods last).
+    pub fn time_settings(&self) -> String {
+        match *self {
+            TimeSystem::Absolute { main } => format!("time_settings {} 0 0", main as u64),
+            TimeSystem::Byoyomi { main, period, .. } => {
+                format!("time_settings {} {} 1", main as u64, period as u64)
+            }
+            TimeSystem::Canadian {
+                main,
+                period,
+                stones,
+            } => format!("time_settings {} {} {stones}", main as u64, period as u64),
+        }
+    }
+
+    /// The `kgs-time_settings` form, for engines that know it (byo-yomi only needs it).
+    pub fn kgs_time_settings(&self) -> String {
+        match *self {
+            TimeSystem::Absolute { main } => format!("kgs-time_settings absolute {}", main as u64),
+            TimeSystem::Byoyomi {
+                main,
+                period,
+                periods,
+            } => format!(
+                "kgs-time_settings byoyomi {} {} {periods}",
+                main as u64, period as u64
+            ),
+            TimeSystem::Canadian {
+                main,
+                period,
+                stones,
+            } => format!(
+                "kgs-time_settings canadian {} {} {stones}",
+                main as u64, period as u64
+            ),
+        }
+    }
+
+    /// A short text for tables and SGF comments.
+    pub fn describe(&self) -> String {
+        match *self {
+            TimeSystem::Absolute { main } => format!("absolute {main}"),
+            TimeSystem::Byoyomi {
+                main,
+                period,
+                periods,
+            } => format!("byoyomi {main} {period} {periods}"),
+            TimeSystem::Canadian {
+                main,
+                period,
+                stones,
+            } => format!("canadian {main} {period} {stones}"),
+        }
+    }
+}
+
+/// One player's clock.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Clock {
+    pub system: TimeSystem,
+    /// Main time left.
+    pub main: f64,
+    /// Whether main time is used up.
+    pub overtime: bool,
+    /// Time left in the current period (overtime only).
+    pub period_left: f64,
+    /// Byo-yomi: periods left; Canadian: stones left in this period.
+    pub count: u32,
+}
+
+impl Clock {
+    pub fn new(system: TimeSystem) -> Clock {
+        let (main, period, count) = match system {
+            TimeSystem::Absolute { main } => (main, 0.0, 0),
+            TimeSystem::Byoyomi {
+                main,
+                period,
+                periods,
+            } => (main, period, periods),
+            TimeSystem::Canadian {
+                main,
+                period,
+                stones,
+            } => (main, period, stones),
+        };
+        let overtime = main <= 0.0 && !matches!(system, TimeSystem::Absolute { .. });
+        Clock {
+            system,
+            main,
+            overtime,
+            period_left: period,
+            count,
+        }
+    }
+
+    /// The `time_left` arguments: whole seconds and stones (0 in main time; byo-yomi
+    /// periods or Canadian stones left in overtime).
+    pub fn time_left(&self) -> (u64, u32) {
+        if self.overtime {
+            (self.period_left.max(0.0) as u64, self.count)
+        } else {
+            (self.main.max(0.0) as u64, 0)
+        }
+    }
+
+    /// Seconds the next move may take before the flag falls (grace not included).
+    pub fn available(&self) -> f64 {
+        match self.system {
+            TimeSystem::Absolute { .. } => self.main.max(0.0),
+            TimeSystem::Byoyomi { period, .. } => {
+                if self.overtime {
+                    period * self.count as f64
+                } else {
+                    self.main + period * self.count as f64
+                }
+            }
+            TimeSystem::Canadian { period, .. } => {
+                if self.overtime {
+                    self.period_left.max(0.0)
+                } else {
+                    self.main + period
+                }
+            }
+        }
+    }
+
+    /// Charges a move that took `seconds`, `grace` of it forgiven; false if the flag fell.
+    pub fn charge(&mut self, seconds: f64, grace: f64) -> bool {
+        let mut t = (seconds - grace).max(0.0);
+        match self.system {
+            TimeSystem::Absolute { .. } => {
+                self.main -= t;
+                self.main >= 0.0
+            }
+            TimeSystem::Byoyomi { period, .. } => {
+                if !self.overtime {
+                    if t <= self.main {
+                        self.main -= t;
+                        return true;
+                    }
+                    t -= self.main;
+                    self.main = 0.0;
+                    self.overtime = true;
+                }
+                if t > period * self.count as f64 {
+                    self.count = 0;
+                    return false;
+                }
+                // Periods wholly overrun are lost; the one the move ended in is kept.
+                let used = if t <= 0.0 {
+                    1
+                } else {
+                    (t / period).ceil() as u32
+                };
+                self.count -= used.saturating_sub(1);
+                self.period_left = period;
+                true
+            }
+            TimeSystem::Canadian { period, stones, .. } => {
+                if !self.overtime {
+                    if t <= self.main {
+                        self.main -= t;
+                        return true;
+                    }
+                    t -= self.main;
+                    self.main = 0.0;
+                    self.overtime = true;
+                    self.period_left = period;
+                    self.count = stones;
+                }
+                self.period_left -= t;
+                if self.period_left < 0.0 {
+                    return false;
+                }
+                self.count -= 1;
+                if self.count == 0 {
+                    self.period_left = period;
+                    self.count = stones;
+                }
+                true
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_gtp_forms() {
+        assert_eq!(
+            TimeSystem::parse("byoyomi 60 5 3"),
+            Ok(TimeSystem::Byoyomi {
+                main: 60.0,
+                period: 5.0,
+                periods: 3
+            })
+        );
+        assert!(TimeSystem::parse("byoyomi 60 5").is_err());
+        assert!(TimeSystem::parse("fischer 1 2").is_err());
+        assert_eq!(
+            TimeSystem::parse("absolute 300").unwrap().time_settings(),
+            "time_settings 300 0 0"
+        );
+        assert_eq!(
+            TimeSystem::per_move(2.0).time_settings(),
+            "time_settings 0 2 1"
+        );
+        assert_eq!(
+            TimeSystem::parse("canadian 10 30 5")
+                .unwrap()
+                .kgs_time_settings(),
+            "kgs-time_settings canadian 10 30 5"
+        );
+    }
+
+    #[test]
+    fn absolute_flag() {
+        let mut c = Clock::new(TimeSystem::Absolute { main: 10.0 });
+        assert!(c.charge(6.0, 1.0));
+        assert_eq!(c.time_left(), (5, 0));
+        assert!(c.charge(6.0, 1.0)); // exactly used up
+        assert!(!c.charge(1.5, 1.0));
+    }
+
+    #[test]
+    fn byoyomi_periods() {
+        let mut c = Clock::new(TimeSystem::Byoyomi {
+            main: 10.0,
+            period: 5.0,
+            periods: 3,
+        });
+        assert!(c.charge(8.0, 0.0));
+        assert_eq!(c.time_left(), (2, 0));
+        // 2 s of main, then 4 s into the first period: kept.
+        assert!(c.charge(6.0, 0.0));
+        assert_eq!((c.overtime, c.count), (true, 3));
+        assert_eq!(c.time_left(), (5, 3));
+        // 11 s ends in the third period: two periods lost, one left.
+        assert!(c.charge(11.0, 0.0));
+        assert_eq!(c.count, 1);
+        assert_eq!(c.available(), 5.0);
+        assert!(c.charge(5.0, 0.0));
+        assert!(!c.charge(5.5, 0.0));
+    }
+
+    #[test]
+    fn canadian_periods() {
+        let mut c = Clock::new(TimeSystem::per_move(2.0));
+        assert!(c.overtime);
+        assert_eq!(c.time_left(), (2, 1));
+        assert!(c.charge(2.5, 1.0));
+        assert_eq!(c.time_left(), (2, 1));
+        assert!(!c.charge(3.5, 1.0));
+        let mut c = Clock::new(TimeSystem::Canadian {
+            main: 1.0,
+            period: 10.0,
+            stones: 2,
+        });
+        assert_eq!(c.available(), 11.0);
+        assert!(c.charge(4.0, 0.0)); // 1 s main, 3 s of the period, one stone
+        assert_eq!(c.time_left(), (7, 1));
+        assert!(c.charge(6.0, 0.0)); // period done in time: a new one
+        assert_eq!(c.time_left(), (10, 2));
+        assert!(c.charge(9.0, 0.0));
+        assert!(!c.charge(1.5, 0.0));
+    }
+}

@@ -1,0 +1,110 @@
+//! `tengen selfplay`: one game of the engine against itself, built from the same options
+//! as GTP mode; the board and each move's time on stderr as it goes, the result and an
+//! SGF at the end.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+
+use crate::board::{Color, Move};
+use crate::cli::EngineArgs;
+use crate::engine::Genmove;
+use crate::gtp::color_name;
+use crate::record::{diagram, move_text, record_of};
+use crate::sgf;
+
+/// Options of `tengen selfplay`.
+#[derive(Args, Debug, Clone)]
+pub struct SelfplayArgs {
+    /// Board size.
+    #[arg(long, default_value_t = 9)]
+    pub size: usize,
+    /// Moves after which the game is stopped and counted (default 3·size²).
+    #[arg(long)]
+    pub max_moves: Option<usize>,
+    /// Write the SGF here (default: print it on stdout).
+    #[arg(long)]
+    pub sgf: Option<PathBuf>,
+    /// Print only the moves, not the board after each.
+    #[arg(long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// Plays the game; the result text (`B+3.5`, `W+R`).
+pub fn run(args: &SelfplayArgs) -> anyhow::Result<String> {
+    let mut engine = args.engine.engine();
+    if !engine.game.resize(args.size) {
+        anyhow::bail!("board size {} is not in 2..={}", args.size, crate::MAX_SIZE);
+    }
+    let max_moves = args.max_moves.unwrap_or(3 * args.size * args.size);
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "Tengen {} plays itself: {n}x{n}, komi {}, {} rules",
+        env!("CARGO_PKG_VERSION"),
+        engine.game.komi(),
+        engine.game.rules().name,
+        n = args.size
+    );
+    let start = Instant::now();
+    let mut times: Vec<f64> = Vec::new();
+    let mut result = None;
+    while !engine.game.is_over() && engine.game.moves().len() < max_moves {
+        let color = engine.game.to_move();
+        let t0 = Instant::now();
+        let m = engine.genmove(color);
+        let took = t0.elapsed().as_secs_f64();
+        let n = engine.game.moves().len();
+        let text = match m {
+            Genmove::Resign => "resign".to_string(),
+            Genmove::Pass => move_text(Move::Pass),
+            Genmove::Place(p) => move_text(Move::Place(p)),
+        };
+        let _ = writeln!(err, "{n:>3}. {} {text:<6} {took:.3} s", color_name(color));
+        if m == Genmove::Resign {
+            let winner = if color == Color::Black { "W" } else { "B" };
+            result = Some(format!("{winner}+R"));
+            break;
+        }
+        times.push(took);
+        if !args.quiet {
+            let _ = writeln!(err, "{}", diagram(&engine.game));
+        }
+    }
+    let result = result.unwrap_or_else(|| {
+        let dead = engine.dead_stones();
+        engine.game.score(&dead).result_string()
+    });
+    let total: f64 = times.iter().sum();
+    let longest = times.iter().cloned().fold(0.0, f64::max);
+    let _ = writeln!(
+        err,
+        "result {result} after {} moves, {:.1} s (mean move {:.3} s, longest {longest:.3} s)",
+        engine.game.moves().len(),
+        start.elapsed().as_secs_f64(),
+        total / times.len().max(1) as f64
+    );
+    let mut rec = record_of(&engine.game);
+    let name = format!("Tengen {}", env!("CARGO_PKG_VERSION"));
+    rec.info = vec![
+        ("PB".into(), name.clone()),
+        ("PW".into(), name),
+        ("RE".into(), result.clone()),
+    ];
+    for (node, t) in rec.nodes.iter_mut().skip(1).zip(&times) {
+        node.extra.push(("C".into(), format!("{t:.3} s")));
+    }
+    let text = sgf::write_record(&rec) + "\n";
+    match &args.sgf {
+        Some(path) => {
+            std::fs::write(path, &text)?;
+            let _ = writeln!(err, "SGF written to {}", path.display());
+        }
+        None => print!("{text}"),
+    }
+    Ok(result)
+}
