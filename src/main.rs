@@ -47,12 +47,9 @@ enum Sub {
         #[arg(long, default_value_t = 1)]
         threads: usize,
     },
-    /// Run GTP regression files (gogui-regress format) against an engine (default: this
-    /// program). Usage: tengen regress FILE.tst... [-- ENGINE ARGS...]
-    Regress {
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
-    },
+    /// Run GTP regression files against an engine (default: this program), with the
+    /// verdicts of gogui-regress: tengen regress [OPTIONS] FILE.tst... [-- ENGINE ARGS...]
+    Regress(tengen::regress::RegressArgs),
 }
 
 fn parse_rules(s: &str) -> Result<Rules, String> {
@@ -82,8 +79,8 @@ fn main() -> anyhow::Result<()> {
             }
             Ok(())
         }
-        Some(Sub::Regress { args }) => {
-            std::process::exit(tengen::regress::main_with_args(&args));
+        Some(Sub::Regress(args)) => {
+            std::process::exit(tengen::regress::main(args));
         }
         None => {
             let mut rules = cli.rules;
