@@ -10,13 +10,13 @@
 4 boardsize 25
 #? []
 5 boardsize 1
-#? [?unacceptable size]
+#? [unacceptable size]*
 6 boardsize 26
-#? [?unacceptable size]
+#? [unacceptable size]*
 7 boardsize 0
-#? [?unacceptable size]
+#? [unacceptable size]*
 8 boardsize 1000
-#? [?unacceptable size]
+#? [unacceptable size]*
 
 # A refused size leaves the board as it was (25x25 here): Z25 is on the board.
 clear_board
@@ -74,8 +74,8 @@ boardsize 9
 clear_board
 play b E5
 40 showboard
-#? [!?.*]
+#? [.*]
 boardsize 25
 clear_board
 41 showboard
-#? [!?.*]
+#? [.*]

@@ -25,9 +25,9 @@ komi 7.5
 
 # Occupied points are illegal for both colours.
 10 play w E5
-#? [?illegal move]
+#? [illegal move]*
 11 play b E5
-#? [?illegal move]
+#? [illegal move]*
 12 is_legal w E5
 #? [0]
 13 is_legal b J9
@@ -38,7 +38,7 @@ clear_board
 play b A2
 play b B1
 20 play w A1
-#? [?illegal move]
+#? [illegal move]*
 21 is_legal w A1
 #? [0]
 22 is_legal b A1
@@ -100,7 +100,7 @@ play w D5
 52 is_legal w D5
 #? [0]
 53 play w D5
-#? [?illegal move]
+#? [illegal move]*
 # After a ko threat pair elsewhere the retake is legal (a new whole-board position).
 play w A9
 play b A1

@@ -58,7 +58,7 @@ play b A1
 20 is_legal b B1
 #? [0]
 21 play b B1
-#? [?illegal move]
+#? [illegal move]*
 22 list_stones black
 #? [A1 A2|A2 A1]
 # White B1 captures the two black stones instead.
@@ -96,7 +96,7 @@ play w D8
 33 is_legal w D8
 #? [0]
 34 play w D8
-#? [?illegal move]
+#? [illegal move]*
 # A new stone anywhere makes the retake legal again.
 play b A1
 35 play w D8

@@ -16,19 +16,19 @@
 #? []
 
 10 time_settings 300
-#? [?syntax error.*]
+#? [syntax error.*]*
 11 time_settings 300 30
-#? [?syntax error.*]
+#? [syntax error.*]*
 12 time_settings a b c
-#? [?syntax error.*]
+#? [syntax error.*]*
 13 time_settings 300 30 5 7
-#? [?syntax error.*]
+#? [syntax error.*]*
 14 time_left b 100
-#? [?syntax error.*]
+#? [syntax error.*]*
 15 time_left x 100 0
-#? [?syntax error.*]
+#? [syntax error.*]*
 16 time_left b ten 0
-#? [?syntax error.*]
+#? [syntax error.*]*
 
 20 kgs-time_settings none
 #? []
@@ -39,17 +39,17 @@
 23 kgs-time_settings canadian 300 30 5
 #? []
 24 kgs-time_settings
-#? [?syntax error.*]
+#? [syntax error.*]*
 25 kgs-time_settings bogus 1 2 3
-#? [?syntax error.*]
+#? [syntax error.*]*
 26 kgs-time_settings absolute
-#? [?syntax error.*]
+#? [syntax error.*]*
 27 kgs-time_settings byoyomi 300
-#? [?syntax error.*]
+#? [syntax error.*]*
 28 kgs-time_settings canadian 300 30
-#? [?syntax error.*]
+#? [syntax error.*]*
 29 kgs-time_settings none 5
-#? [?syntax error.*]
+#? [syntax error.*]*
 
 # The engine still plays after all that.
 boardsize 9

@@ -3,14 +3,14 @@
 boardsize 9
 clear_board
 1 undo
-#? [?cannot undo]
+#? [cannot undo]*
 play b E5
 2 undo
 #? []
 3 list_stones black
 #? []
 4 undo
-#? [?cannot undo]
+#? [cannot undo]*
 
 # Several moves, undone one at a time; passes are moves too.
 play b E5
@@ -47,7 +47,7 @@ play b B1
 play b E5
 clear_board
 30 undo
-#? [?cannot undo]
+#? [cannot undo]*
 
 # gg-undo N takes back N moves; more than the history fails and changes nothing.
 play b E5
@@ -60,7 +60,7 @@ play b C5
 42 list_stones white
 #? []
 43 gg-undo 5
-#? [?cannot undo]
+#? [cannot undo]*
 44 list_stones black
 #? [E5]
 45 gg-undo 1
@@ -79,7 +79,7 @@ play w F5
 play w D5
 play b E5
 50 play w D5
-#? [?illegal move]
+#? [illegal move]*
 51 undo
 #? []
 52 list_stones white

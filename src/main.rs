@@ -44,12 +44,9 @@ enum Sub {
         #[arg(long, default_value_t = 10_000)]
         playouts: u64,
     },
-    /// Run GTP regression files (gogui-regress format) against an engine (default: this
-    /// program). Usage: tengen regress FILE.tst... [-- ENGINE ARGS...]
-    Regress {
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
-    },
+    /// Run GTP regression files against an engine (default: this program), with the
+    /// verdicts of gogui-regress: tengen regress [OPTIONS] FILE.tst... [-- ENGINE ARGS...]
+    Regress(tengen::regress::RegressArgs),
     /// Play games between two GTP engines (command lines), checking every move; writes
     /// SGFs, results.tsv and summary.txt to --out and resumes there. The last stdout line
     /// is `games=N a_wins=... winrate=... ci95=LO-HI elo=... illegal=... time_losses=...
@@ -112,8 +109,8 @@ fn main() -> anyhow::Result<()> {
             }
             Ok(())
         }
-        Some(Sub::Regress { args }) => {
-            std::process::exit(tengen::regress::main_with_args(&args));
+        Some(Sub::Regress(args)) => {
+            std::process::exit(tengen::regress::main(args));
         }
         Some(Sub::Match(args)) => {
             // The summary, its last line the machine-readable one.

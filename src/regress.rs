@@ -1,35 +1,53 @@
-//! gogui-regress style regression runner: parses `.tst` files, drives a GTP engine process and
-//! judges its replies; knows nothing about Go itself (the engine is any command).
+//! `tengen regress`: a regression runner that gives the same verdicts as the real
+//! gogui-regress 1.6.0 (learned by running it; `scripts/regress_diff.py` checks the agreement).
+//! It knows nothing about Go: the engine is any GTP command.
 //!
-//! # Test file format (GNU Go `regress.pl` / `gogui-regress`)
+//! # Test file format, as gogui-regress reads it
 //!
-//! * Blank lines and `#` comment lines are skipped.
-//! * A command line starting with a number (`12 play b D4`) is a *test*; every other command
-//!   line is set-up and is sent too (a failing set-up command is reported, not counted).
-//! * The `#? [regex]` line after a test (only comments may come between) is the expected reply
-//!   text: without `=`/`?`, the id and the following space, trimmed. The regex must match the
-//!   *whole* reply; `.` also matches newlines (multi-line replies). Look-ahead and
-//!   look-behind work (fancy-regex), as in the Java regexes of gogui-regress.
-//!   * `#? [!regex]`: negation, the reply must NOT match.
-//!   * `#? [regex]*`: expected failure (a test known to fail).
-//!   * `#? [?regex]` (extension): the reply must be a failure response (`? ...`) whose text
-//!     matches `regex`. Without it a failure's text is matched like a success's text.
-//!     With both, `[!?regex]`, the negation applies to the whole check.
-//! * A numbered reply must echo the id (`=12 ...`); a missing or wrong id fails the test.
-//! * A test without a `#?` line is sent but not checked.
+//! * The engine is started afresh for every file, in the file's folder (`--cwd` overrides).
+//! * Lines are trimmed. Blank lines and `#` comment lines are skipped; every other line is a
+//!   command and is sent as it stands (trailing comment included).
+//! * A command whose first word is an integer and that has a second word (`12 play b D4`) is
+//!   a numbered *test*. Any other command is set-up; its failure is not reported.
+//! * A `#?` line must come right after a command (no blank or comment line between): it is that
+//!   command's expected reply. A `#?` line anywhere else stops the run with an error. A set-up
+//!   command followed by a `#?` line is a test too, with id `-1`. An empty `#?` line means no
+//!   expectation.
+//! * `#? [regex]`, `#? [!regex]` (negated), either followed by `*`: an expected failure.
+//!   The text between the brackets is trimmed; the regex (Java syntax, here fancy-regex) must
+//!   match the *whole* reply text with `^`/`$` matching at line ends and `.` matching newlines.
+//!   It is compiled only when a success reply has to be matched: a bad regex stops the run
+//!   then, and never otherwise.
+//! * The reply text: the first line after its first space (`=12 D4` gives `D4`), the other lines
+//!   after a newline, all trimmed. Lines before a reply that start with neither `=` nor `?` are
+//!   skipped. The id in the reply is not checked.
 //!
-//! # Results and exit status
+//! # Verdicts
 //!
-//! One line per test: `passed`, `FAILED` (unexpected failure), `failed` (expected failure,
-//! still failing), `PASSED` (expected failure that now passes). Then a summary per file and
-//! overall, ending with a line `N passed, N failed` where `N failed` counts `FAILED` only and
-//! `N passed` counts `passed` only; expected failures and unexpected passes are counted on the
-//! line before it.
+//! For a test with a pattern: a `?` reply is `FAILED` (unexpected failure), or `failed` when
+//! the test is marked `*`, whatever its text. A `=` reply whose text meets the check (match, or
+//! no match under `!`) is `passed`, or `PASSED` (unexpected pass) when marked `*`; one that does
+//! not is `FAILED`, or `failed` when marked `*`. A numbered test without a pattern passes
+//! silently on `=` and is an `unexpected FAIL` on `?`.
 //!
-//! Exit status ([`main_with_args`]): 0 when every test is `passed`, `failed` or `PASSED`
-//! (an unexpected pass is good news and does not break the build; it is listed so that the `*`
-//! can be removed); 1 when some test `FAILED`; 2 on a usage error, an unreadable or malformed
-//! test file, an engine that could not be started, died, or did not answer within the timeout.
+//! Output follows `gogui-regress -long`: one line per test except silent passes (prefixed by
+//! the file name when several files are run), then per file
+//! `Summary: P/T passes. U unexpected passes, F unexpected failures`, where `P` counts `passed`
+//! and `PASSED`, `T` every test, `F` both kinds of unexpected failure.
+//!
+//! Exit status: 0 when no test with a pattern is `FAILED`, 1 when one is (an `unexpected FAIL`
+//! of a test without a pattern shows in the summary but, as in gogui-regress, not in the
+//! status), 2 on an error, which stops the whole run: a missing file (checked before anything
+//! runs), a malformed or stray `#?` line, a regex that does not compile, an engine that cannot
+//! be started, dies or (extension) does not answer within `--timeout`.
+//!
+//! # Extension: `--strict`
+//!
+//! gogui-regress cannot tell one failure text from another, so the GTP spec's failure texts
+//! (`illegal move`, `cannot undo`, ...) are written as expected failures, `#? [illegal move]*`,
+//! and pinned by `--strict`: there a test marked `*` must get a `?` reply whose text meets the
+//! check (`failed`); any other reply is `FAILED`. `--strict` also fails a numbered test with a
+//! pattern whose reply does not echo its id. Without `--strict` the verdicts are gogui-exact.
 
 use std::fmt;
 use std::fs;
@@ -45,36 +63,95 @@ use fancy_regex::Regex;
 /// Default time an engine gets for one reply.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Errors that stop a whole file (or the run) rather than one test.
+/// Folders searched for an engine named without a `/` when it is not on `PATH`: Debian and
+/// Ubuntu install GNU Go as `/usr/games/gnugo`, and `/usr/games` is not on a user's `PATH`
+/// in every shell (never for root).
+pub const FALLBACK_DIRS: [&str; 2] = ["/usr/games", "/usr/local/games"];
+
+/// Arguments of `tengen regress` (parsed by clap in `main.rs`).
+#[derive(clap::Args, Debug, Clone)]
+#[command(
+    after_help = "Verdicts and exit status (0 ok, 1 some test FAILED, 2 error) follow \
+gogui-regress 1.6.0; see src/regress.rs. Example:\n  \
+tengen regress --strict gtp-tests/*.tst\n  \
+tengen regress my.tst -- gnugo --mode gtp   (found in /usr/games when not on PATH)"
+)]
+pub struct RegressArgs {
+    /// Regression files (gogui-regress format), run in order, each with a fresh engine.
+    #[arg(required = true, value_name = "FILE.tst")]
+    pub files: Vec<PathBuf>,
+    /// The engine command and its arguments, after `--` (default: this tengen). A name
+    /// without `/` is looked up on PATH, then in /usr/games and /usr/local/games.
+    #[arg(last = true, value_name = "ENGINE ARGS")]
+    pub engine: Vec<String>,
+    /// Longest wait in seconds for one reply; a silent engine stops the run (exit 2).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT.as_secs_f64(),
+          value_parser = parse_timeout)]
+    pub timeout: f64,
+    /// Working directory of the engine (default: the test file's folder, as in
+    /// gogui-regress).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Let the engine's stderr through (default: discarded).
+    #[arg(long)]
+    pub engine_stderr: bool,
+    /// Extension: a test marked `*` must get a `?` reply matching its pattern, and numbered
+    /// replies must echo their id (pins the spec's failure texts).
+    #[arg(long)]
+    pub strict: bool,
+}
+
+fn parse_timeout(value: &str) -> Result<f64, String> {
+    match value.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs > 0.0 && secs < 1e9 => Ok(secs),
+        _ => Err(format!("bad timeout {value:?} (seconds, > 0)")),
+    }
+}
+
+/// Errors that stop the run (exit status 2).
 #[derive(Debug, thiserror::Error)]
 pub enum RegressError {
     #[error("cannot read {path}: {source}")]
     Read { path: PathBuf, source: io::Error },
     #[error("{path}:{line}: {message}")]
     Parse {
-        path: PathBuf,
+        path: String,
         line: usize,
+        message: String,
+    },
+    #[error("{path}:{line}: bad regex [{pattern}]: {message}")]
+    Regex {
+        path: String,
+        line: usize,
+        pattern: String,
         message: String,
     },
     #[error("cannot start engine {program:?}: {source}")]
     Spawn { program: String, source: io::Error },
+    #[error("{path}:{line}: {failure} on {command:?}")]
+    Engine {
+        path: String,
+        line: usize,
+        command: String,
+        failure: EngineFailure,
+    },
     #[error("no engine command given")]
     NoEngine,
     #[error("cannot write output: {0}")]
     Output(#[from] io::Error),
-    #[error("usage: {0}")]
-    Usage(String),
 }
 
 /// Run settings.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// Longest wait for one reply; a hung engine aborts the file.
+    /// Longest wait for one reply (extension; gogui-regress waits forever).
     pub timeout: Duration,
-    /// Working directory of the engine; `None` = the test file's folder.
+    /// Working directory of the engine; `None` = the test file's folder (gogui-regress).
     pub cwd: Option<PathBuf>,
     /// Let the engine's stderr through (default: discarded).
     pub engine_stderr: bool,
+    /// The `--strict` extension (see the module docs).
+    pub strict: bool,
 }
 
 impl Default for Options {
@@ -83,67 +160,72 @@ impl Default for Options {
             timeout: DEFAULT_TIMEOUT,
             cwd: None,
             engine_stderr: false,
+            strict: false,
         }
     }
+}
+
+/// Java's `String.trim`: every char up to U+0020 goes, at both ends.
+fn java_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c <= ' ')
 }
 
 /// The expected reply of a test, from its `#? [...]` line.
 #[derive(Debug, Clone)]
 pub struct Expectation {
-    /// The pattern as written between the brackets (with `!`/`?` prefixes).
+    /// The text between the brackets, trimmed (with its `!`), as gogui-regress shows it.
     pub pattern: String,
     /// `!`: the check is negated.
     pub negate: bool,
-    /// `?` extension: the reply must be a failure response.
-    pub want_failure: bool,
     /// Trailing `*`: the test is known to fail.
     pub expected_failure: bool,
-    regex: Regex,
+    /// The compiled whole-reply regex, or why it does not compile.
+    regex: Result<Regex, String>,
 }
 
 impl Expectation {
-    /// Parse the text of a `#?` line (starting with `#?`).
-    pub fn parse(line: &str) -> Result<Expectation, String> {
-        let rest = line
-            .trim()
-            .strip_prefix("#?")
-            .ok_or_else(|| "expectation line must start with '#?'".to_string())?
-            .trim();
-        let inner_start = rest
-            .strip_prefix('[')
-            .ok_or_else(|| format!("expected '[' in expectation {line:?}"))?;
-        let close = inner_start
-            .rfind(']')
-            .ok_or_else(|| format!("missing ']' in expectation {line:?}"))?;
-        let pattern = &inner_start[..close];
-        let after = inner_start[close + 1..].trim();
-        let expected_failure = after.starts_with('*');
-        let mut body = pattern;
-        let negate = body.starts_with('!');
-        if negate {
-            body = &body[1..];
+    /// Parse the text of a `#?` line (starting with `#?`); `Ok(None)` for an empty one.
+    pub fn parse(line: &str) -> Result<Option<Expectation>, String> {
+        let mut rest = java_trim(
+            java_trim(line)
+                .strip_prefix("#?")
+                .ok_or("expectation line must start with '#?'")?,
+        );
+        if rest.is_empty() {
+            return Ok(None);
         }
-        let want_failure = body.starts_with('?');
-        if want_failure {
-            body = &body[1..];
+        let expected_failure = rest.ends_with('*');
+        if expected_failure {
+            rest = &rest[..rest.len() - 1];
         }
-        let regex = Regex::new(&format!(r"(?s)\A(?:{body})\z"))
-            .map_err(|e| format!("bad regex [{body}]: {e}"))?;
-        Ok(Expectation {
+        if !rest.starts_with('[') {
+            return Err(format!("Pattern has no opening bracket: {rest}"));
+        }
+        if rest.len() < 2 || !rest.ends_with(']') {
+            return Err(format!("Pattern has no closing bracket: {rest}"));
+        }
+        let pattern = java_trim(&rest[1..rest.len() - 1]);
+        let (negate, body) = match pattern.strip_prefix('!') {
+            Some(body) => (true, body),
+            None => (false, pattern),
+        };
+        // Compiled alone first, so that the body cannot break out of the anchoring group.
+        let regex = Regex::new(body)
+            .and_then(|_| Regex::new(&format!(r"(?ms)\A(?:{body})\z")))
+            .map_err(|e| e.to_string());
+        Ok(Some(Expectation {
             pattern: pattern.to_string(),
             negate,
-            want_failure,
             expected_failure,
             regex,
-        })
+        }))
     }
 
-    /// Does the reply meet the expectation (id not considered)?
-    pub fn matches(&self, reply: &Reply) -> bool {
-        // A regex that gives up (backtracking limit) counts as no match.
-        let text_ok = self.regex.is_match(reply.text.trim()).unwrap_or(false);
-        let ok = text_ok && (!self.want_failure || !reply.success);
-        ok != self.negate
+    /// Does the reply text meet the check (regex match, flipped by `!`)? `Err` when the regex
+    /// does not compile. A regex that gives up (backtracking limit) counts as no match.
+    pub fn check(&self, text: &str) -> Result<bool, String> {
+        let regex = self.regex.as_ref().map_err(Clone::clone)?;
+        Ok(regex.is_match(text).unwrap_or(false) != self.negate)
     }
 }
 
@@ -152,74 +234,100 @@ impl Expectation {
 pub struct Entry {
     /// 1-based line number in the file.
     pub line: usize,
-    /// The test number, for numbered commands.
-    pub id: Option<u64>,
-    /// The command without id and comment.
-    pub command: String,
-    /// The `#?` line that follows, if any.
+    /// The number of a numbered command.
+    pub id: Option<i32>,
+    /// The trimmed line, sent as it stands.
+    pub wire: String,
+    /// The `#?` line right after it, if any and not empty.
     pub expect: Option<Expectation>,
 }
 
 impl Entry {
-    /// The line sent to the engine.
-    pub fn wire(&self) -> String {
-        match self.id {
-            Some(id) => format!("{id} {}", self.command),
-            None => self.command.clone(),
+    /// The id of the test this command is: its number, `-1` for a set-up command with an
+    /// expectation, `None` for plain set-up.
+    pub fn test_id(&self) -> Option<i64> {
+        match (self.id, &self.expect) {
+            (Some(id), _) => Some(id.into()),
+            (None, Some(_)) => Some(-1),
+            (None, None) => None,
         }
     }
+}
+
+/// One item of a parsed file: a command, or a malformed line that stops the run when reached
+/// (gogui-regress reads as it runs, so the tests before it still get their verdicts).
+#[derive(Debug, Clone)]
+pub enum Item {
+    Command(Entry),
+    Error { line: usize, message: String },
 }
 
 /// A parsed `.tst` file.
 #[derive(Debug, Clone, Default)]
 pub struct TestFile {
-    pub entries: Vec<Entry>,
+    pub items: Vec<Item>,
 }
 
-/// Parse the text of a `.tst` file; errors carry the 1-based line number.
-pub fn parse_test_file(text: &str) -> Result<TestFile, (usize, String)> {
-    let mut entries: Vec<Entry> = Vec::new();
-    // Index of the last numbered command still waiting for its `#?` line.
-    let mut pending: Option<usize> = None;
+/// Parse the text of a `.tst` file. Never fails: malformed lines become [`Item::Error`], and
+/// nothing after the first one is kept.
+pub fn parse_test_file(text: &str) -> TestFile {
+    let mut items: Vec<Item> = Vec::new();
+    // The previous line was a command still free to take a `#?` line.
+    let mut open = false;
     for (index, raw) in text.lines().enumerate() {
         let line_no = index + 1;
-        let line = raw.trim();
+        let line = java_trim(raw);
         if line.starts_with("#?") {
-            let expect = Expectation::parse(line).map_err(|e| (line_no, e))?;
-            // A stray `#?` (no numbered command before it) is ignored, like a comment.
-            if let Some(i) = pending.take() {
-                entries[i].expect = Some(expect);
+            let result = if open {
+                Expectation::parse(line)
+            } else {
+                Err(format!(
+                    "Response pattern without preceding test command: {line}"
+                ))
+            };
+            open = false;
+            match result {
+                Ok(expect) => {
+                    if let Some(Item::Command(entry)) = items.last_mut() {
+                        entry.expect = expect;
+                    }
+                }
+                Err(message) => {
+                    items.push(Item::Error {
+                        line: line_no,
+                        message,
+                    });
+                    break;
+                }
             }
             continue;
         }
-        let command = match line.find('#') {
-            Some(pos) => line[..pos].trim(),
-            None => line,
-        };
-        if command.is_empty() {
+        if line.is_empty() || line.starts_with('#') {
+            open = false;
             continue;
         }
-        let (id, command) = split_id(command);
-        pending = id.map(|_| entries.len());
-        entries.push(Entry {
+        open = true;
+        items.push(Item::Command(Entry {
             line: line_no,
-            id,
-            command: command.to_string(),
+            id: test_number(line),
+            wire: line.to_string(),
             expect: None,
-        });
+        }));
     }
-    Ok(TestFile { entries })
+    TestFile { items }
 }
 
-/// Split a leading numeric id off a command line.
-fn split_id(command: &str) -> (Option<u64>, &str) {
-    let first = command.split_whitespace().next().unwrap_or("");
-    if !first.is_empty() && first.bytes().all(|b| b.is_ascii_digit()) {
-        if let Ok(id) = first.parse::<u64>() {
-            return (Some(id), command[first.len()..].trim());
-        }
+/// The number of a numbered command: a first word that Java's `Integer.parseInt` takes
+/// (optional sign, 32 bits), followed by at least one more word.
+fn test_number(line: &str) -> Option<i32> {
+    let mut words = line.split_whitespace();
+    let first = words.next()?;
+    words.next()?;
+    let digits = first.strip_prefix(['+', '-']).unwrap_or(first);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
     }
-    (None, command)
+    first.parse().ok()
 }
 
 /// A parsed GTP response.
@@ -227,14 +335,16 @@ fn split_id(command: &str) -> (Option<u64>, &str) {
 pub struct Reply {
     /// `=` (true) or `?` (false).
     pub success: bool,
-    /// The id echoed after `=`/`?`, if any.
-    pub id: Option<u64>,
-    /// The text after the id and one space; later lines joined with `\n`.
+    /// The id echoed right after `=`/`?`, if any (checked only under `--strict`).
+    pub id: Option<i64>,
+    /// As gogui-regress sees it: the first line after its first space, then the other
+    /// lines, trimmed.
     pub text: String,
 }
 
 impl Reply {
-    /// Parse the lines of one response (without the terminating empty line).
+    /// Parse the lines of one response (without the terminating empty line); `None` unless
+    /// the first line starts with `=` or `?`.
     pub fn parse(lines: &[String]) -> Option<Reply> {
         let first = lines.first()?;
         let success = match first.as_bytes().first()? {
@@ -244,35 +354,20 @@ impl Reply {
         };
         let after = &first[1..];
         let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        let id = if digits == 0 {
-            None
-        } else {
-            after[..digits].parse().ok()
+        let id = after[..digits].parse().ok();
+        let mut text = match first.find(' ') {
+            Some(pos) => first[pos + 1..].to_string(),
+            None => String::new(),
         };
-        let rest = &after[digits..];
-        let rest = rest
-            .strip_prefix(' ')
-            .or_else(|| rest.strip_prefix('\t'))
-            .unwrap_or(rest);
-        let mut text = rest.to_string();
         for line in &lines[1..] {
             text.push('\n');
             text.push_str(line);
         }
-        Some(Reply { success, id, text })
-    }
-}
-
-impl fmt::Display for Reply {
-    /// `= text` / `? text` on one line (newlines shown as `\n`).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mark = if self.success { '=' } else { '?' };
-        let text = self.text.trim().replace('\n', "\\n");
-        if text.is_empty() {
-            write!(f, "{mark}")
-        } else {
-            write!(f, "{mark} {text}")
-        }
+        Some(Reply {
+            success,
+            id,
+            text: java_trim(&text).to_string(),
+        })
     }
 }
 
@@ -296,9 +391,39 @@ impl fmt::Display for EngineFailure {
 
 /// Something that answers GTP command lines: a real process or an in-process fake.
 pub trait GtpChannel {
-    /// Send one line (no newline in it) and return the raw lines of the reply, without the
-    /// terminating empty line.
+    /// Send one line (no newline in it) and return the lines of the reply, from its `=`/`?`
+    /// line up to (without) the terminating empty line.
     fn exchange(&mut self, line: &str, timeout: Duration) -> Result<Vec<String>, EngineFailure>;
+}
+
+/// Where the engine program is: `program` itself when it has a `/`, else the first
+/// executable of that name on `PATH`, then in [`FALLBACK_DIRS`]; `program` unchanged when
+/// none is found (the spawn error then names it).
+pub fn resolve_program(program: &str) -> PathBuf {
+    if program.contains('/') {
+        return PathBuf::from(program);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(FALLBACK_DIRS.iter().map(PathBuf::from))
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+        .unwrap_or_else(|| PathBuf::from(program))
+}
+
+fn is_executable(path: &Path) -> bool {
+    let Ok(meta) = fs::metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.is_file() && meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        meta.is_file()
+    }
 }
 
 /// An engine child process with a reader thread, so replies can be awaited with a timeout.
@@ -309,10 +434,11 @@ pub struct ProcessEngine {
 }
 
 impl ProcessEngine {
-    /// Start `engine[0]` with the other elements as arguments, in `cwd`.
+    /// Start `engine[0]` (see [`resolve_program`]) with the other elements as arguments, in
+    /// `cwd`.
     pub fn spawn(engine: &[String], cwd: &Path, stderr: bool) -> Result<Self, RegressError> {
         let (program, args) = engine.split_first().ok_or(RegressError::NoEngine)?;
-        let mut child = Command::new(program)
+        let mut child = Command::new(resolve_program(program))
             .args(args)
             .current_dir(cwd)
             .stdin(Stdio::piped())
@@ -339,7 +465,8 @@ impl ProcessEngine {
                         Ok(0) => break,
                         Ok(_) => {
                             let text = String::from_utf8_lossy(&buf);
-                            let text = text.trim_end_matches(['\n', '\r']).to_string();
+                            let text = text.trim_end_matches('\n');
+                            let text = text.strip_suffix('\r').unwrap_or(text).to_string();
                             if sender.send(Ok(text)).is_err() {
                                 break;
                             }
@@ -360,6 +487,7 @@ impl ProcessEngine {
     }
 
     /// Send `quit`, close stdin and wait briefly for the exit; kill the process if it lingers.
+    /// An engine already gone (a test sent `quit`) is fine.
     pub fn finish(mut self, timeout: Duration) {
         let _ = self.exchange("quit", timeout.min(Duration::from_secs(5)));
         self.stdin = None;
@@ -396,11 +524,13 @@ impl GtpChannel for ProcessEngine {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(Ok(text)) => {
-                    if text.trim().is_empty() {
-                        if !reply.is_empty() {
-                            return Ok(reply);
+                    if reply.is_empty() {
+                        // Lines before the reply that do not start it are skipped.
+                        if text.starts_with(['=', '?']) {
+                            reply.push(text);
                         }
-                        // Stray empty lines before a reply are tolerated.
+                    } else if text.is_empty() {
+                        return Ok(reply);
                     } else {
                         reply.push(text);
                     }
@@ -425,212 +555,242 @@ impl Drop for ProcessEngine {
 
 /// The verdict on one test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// As expected.
+pub enum Verdict {
+    /// `passed`: as expected.
     Passed,
-    /// Unexpected failure.
+    /// `FAILED`: a test with a pattern failed unexpectedly.
     Failed,
-    /// Expected failure, still failing.
+    /// `failed`: an expected failure, still failing.
     ExpectedFailure,
-    /// Expected failure that now passes.
+    /// `PASSED`: an expected failure that now passes.
     UnexpectedPass,
+    /// `unexpected FAIL`: a numbered test without a pattern got a `?` reply.
+    FailedWithoutPattern,
 }
 
-impl Outcome {
-    /// Judge: did the check hold, and was the test marked as an expected failure?
-    pub fn judge(ok: bool, expected_failure: bool) -> Outcome {
-        match (ok, expected_failure) {
-            (true, false) => Outcome::Passed,
-            (false, false) => Outcome::Failed,
-            (false, true) => Outcome::ExpectedFailure,
-            (true, true) => Outcome::UnexpectedPass,
-        }
-    }
-
+impl Verdict {
     /// The gogui-regress word.
     pub fn word(self) -> &'static str {
         match self {
-            Outcome::Passed => "passed",
-            Outcome::Failed => "FAILED",
-            Outcome::ExpectedFailure => "failed",
-            Outcome::UnexpectedPass => "PASSED",
+            Verdict::Passed => "passed",
+            Verdict::Failed => "FAILED",
+            Verdict::ExpectedFailure => "failed",
+            Verdict::UnexpectedPass => "PASSED",
+            Verdict::FailedWithoutPattern => "unexpected FAIL",
         }
     }
+}
+
+/// Judge one reply. `id` is the test number (for the `--strict` echo check). `Err` carries
+/// the message of a regex that does not compile.
+pub fn judge(
+    expect: Option<&Expectation>,
+    reply: &Reply,
+    id: Option<i32>,
+    strict: bool,
+) -> Result<Verdict, String> {
+    let Some(e) = expect else {
+        return Ok(if reply.success {
+            Verdict::Passed
+        } else {
+            Verdict::FailedWithoutPattern
+        });
+    };
+    if strict && id.is_some_and(|id| reply.id != Some(id.into())) {
+        return Ok(Verdict::Failed);
+    }
+    if strict && e.expected_failure {
+        let pinned = !reply.success && e.check(&reply.text)?;
+        return Ok(if pinned {
+            Verdict::ExpectedFailure
+        } else {
+            Verdict::Failed
+        });
+    }
+    if !reply.success {
+        return Ok(if e.expected_failure {
+            Verdict::ExpectedFailure
+        } else {
+            Verdict::Failed
+        });
+    }
+    Ok(match (e.check(&reply.text)?, e.expected_failure) {
+        (true, false) => Verdict::Passed,
+        (true, true) => Verdict::UnexpectedPass,
+        (false, true) => Verdict::ExpectedFailure,
+        (false, false) => Verdict::Failed,
+    })
 }
 
 /// Counts for one file (or, summed, for a run).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FileSummary {
-    pub name: String,
+pub struct Summary {
+    /// Every test (numbered, or set-up with a pattern).
+    pub tests: usize,
     pub passed: usize,
-    /// Unexpected failures (`FAILED`).
+    /// `FAILED`: the failures that set exit status 1.
     pub failed: usize,
-    /// Expected failures still failing (`failed`).
+    /// `failed`: expected failures.
     pub expected_failures: usize,
-    /// Expected failures now passing (`PASSED`).
+    /// `PASSED`.
     pub unexpected_passes: usize,
-    /// Numbered commands without a `#?` line.
-    pub unchecked: usize,
-    /// Set when the engine died or timed out and the rest of the file was skipped.
-    pub aborted: Option<String>,
+    /// `unexpected FAIL`.
+    pub failed_without_pattern: usize,
 }
 
-impl FileSummary {
-    fn count(&mut self, outcome: Outcome) {
-        match outcome {
-            Outcome::Passed => self.passed += 1,
-            Outcome::Failed => self.failed += 1,
-            Outcome::ExpectedFailure => self.expected_failures += 1,
-            Outcome::UnexpectedPass => self.unexpected_passes += 1,
+impl Summary {
+    fn count(&mut self, verdict: Verdict) {
+        self.tests += 1;
+        match verdict {
+            Verdict::Passed => self.passed += 1,
+            Verdict::Failed => self.failed += 1,
+            Verdict::ExpectedFailure => self.expected_failures += 1,
+            Verdict::UnexpectedPass => self.unexpected_passes += 1,
+            Verdict::FailedWithoutPattern => self.failed_without_pattern += 1,
         }
     }
 
-    fn add(&mut self, other: &FileSummary) {
+    fn add(&mut self, other: &Summary) {
+        self.tests += other.tests;
         self.passed += other.passed;
         self.failed += other.failed;
         self.expected_failures += other.expected_failures;
         self.unexpected_passes += other.unexpected_passes;
-        self.unchecked += other.unchecked;
+        self.failed_without_pattern += other.failed_without_pattern;
+    }
+
+    /// gogui-regress's "passes": `passed` and `PASSED`.
+    pub fn passes(&self) -> usize {
+        self.passed + self.unexpected_passes
+    }
+
+    /// gogui-regress's "unexpected failures": `FAILED` and `unexpected FAIL`.
+    pub fn unexpected_failures(&self) -> usize {
+        self.failed + self.failed_without_pattern
+    }
+
+    /// `P/T passes. U unexpected passes, F unexpected failures`
+    fn line(&self) -> String {
+        format!(
+            "{}/{} passes. {} unexpected passes, {} unexpected failures",
+            self.passes(),
+            self.tests,
+            self.unexpected_passes,
+            self.unexpected_failures()
+        )
     }
 }
 
-/// Run a parsed test file over any channel, writing one line per test and a file summary.
+/// Run a parsed file over any channel: one line per test (`prefix` before each), then the
+/// `Summary:` line. `name` names the file in errors. Stops at the first error, returned next
+/// to the counts so far.
 pub fn run_tests(
     name: &str,
+    prefix: &str,
     file: &TestFile,
     engine: &mut dyn GtpChannel,
     opts: &Options,
     out: &mut dyn Write,
-) -> io::Result<FileSummary> {
-    let mut summary = FileSummary {
-        name: name.to_string(),
-        ..FileSummary::default()
-    };
-    for entry in &file.entries {
-        let result = engine.exchange(&entry.wire(), opts.timeout);
-        let lines = match result {
-            Ok(lines) => lines,
-            Err(failure) => {
-                if let (Some(id), Some(_)) = (entry.id, &entry.expect) {
-                    summary.failed += 1;
-                    writeln!(
-                        out,
-                        "{id} FAILED: {} -> <{failure}>",
-                        entry.command.as_str()
-                    )?;
-                }
-                writeln!(
-                    out,
-                    "{name}:{}: {failure} on {:?}; rest of the file skipped",
-                    entry.line,
-                    entry.wire()
-                )?;
-                summary.aborted = Some(failure.to_string());
-                break;
-            }
-        };
-        let reply = Reply::parse(&lines);
-        let shown = match &reply {
-            Some(r) => r.to_string(),
-            None => format!("<malformed: {}>", lines.join("\\n")),
-        };
-        match (entry.id, &entry.expect) {
-            (Some(id), Some(expect)) => {
-                let id_ok = reply.as_ref().is_some_and(|r| r.id == Some(id));
-                let ok = reply.as_ref().is_some_and(|r| expect.matches(r));
-                let outcome = Outcome::judge(ok && id_ok, expect.expected_failure);
-                summary.count(outcome);
-                let star = if expect.expected_failure { "*" } else { "" };
-                let id_note = if id_ok || reply.is_none() {
-                    ""
-                } else {
-                    " (id not echoed)"
+) -> (Summary, Result<(), RegressError>) {
+    let mut summary = Summary::default();
+    for item in &file.items {
+        let entry = match item {
+            Item::Command(entry) => entry,
+            Item::Error { line, message } => {
+                let error = RegressError::Parse {
+                    path: name.to_string(),
+                    line: *line,
+                    message: message.clone(),
                 };
-                writeln!(
-                    out,
-                    "{id} {}: {} -> '{shown}' (expected [{}]{star}){id_note}",
-                    outcome.word(),
-                    entry.command,
-                    expect.pattern
-                )?;
+                return (summary, Err(error));
             }
-            (Some(_), None) => summary.unchecked += 1,
-            (None, _) => {
-                if !reply.as_ref().is_some_and(|r| r.success) {
-                    writeln!(
-                        out,
-                        "{name}:{}: set-up command failed: {} -> '{shown}'",
-                        entry.line, entry.command
-                    )?;
-                }
+        };
+        let engine_error = |failure| RegressError::Engine {
+            path: name.to_string(),
+            line: entry.line,
+            command: entry.wire.clone(),
+            failure,
+        };
+        let lines = match engine.exchange(&entry.wire, opts.timeout) {
+            Ok(lines) => lines,
+            Err(failure) => return (summary, Err(engine_error(failure))),
+        };
+        let Some(reply) = Reply::parse(&lines) else {
+            let why = format!("malformed reply {:?}", lines.join("\\n"));
+            return (summary, Err(engine_error(EngineFailure::Died(why))));
+        };
+        let Some(test_id) = entry.test_id() else {
+            continue;
+        };
+        let verdict = match judge(entry.expect.as_ref(), &reply, entry.id, opts.strict) {
+            Ok(verdict) => verdict,
+            Err(message) => {
+                let error = RegressError::Regex {
+                    path: name.to_string(),
+                    line: entry.line + 1,
+                    pattern: entry.expect.as_ref().map_or("", |e| &e.pattern).to_string(),
+                    message,
+                };
+                return (summary, Err(error));
             }
+        };
+        summary.count(verdict);
+        if let Err(e) = write_verdict(out, prefix, test_id, verdict, entry, &reply, opts.strict) {
+            return (summary, Err(e.into()));
         }
     }
-    write_counts(out, name, &summary)?;
-    Ok(summary)
+    let result = writeln!(out, "Summary: {}", summary.line()).map_err(RegressError::from);
+    (summary, result)
 }
 
-fn write_counts(out: &mut dyn Write, name: &str, s: &FileSummary) -> io::Result<()> {
-    let aborted = match &s.aborted {
-        Some(why) => format!(", ABORTED: {why}"),
-        None => String::new(),
-    };
-    writeln!(
-        out,
-        "{name}: {} passed, {} FAILED, {} failed (expected), {} PASSED (unexpected){aborted}",
-        s.passed, s.failed, s.expected_failures, s.unexpected_passes
-    )
-}
-
-/// Run one `.tst` file with a fresh engine started in the file's folder (or `opts.cwd`).
-pub fn run_file(
-    path: &Path,
-    engine: &[String],
-    opts: &Options,
+fn write_verdict(
     out: &mut dyn Write,
-) -> Result<FileSummary, RegressError> {
-    let bytes = fs::read(path).map_err(|source| RegressError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let text = String::from_utf8_lossy(&bytes);
-    let file = parse_test_file(&text).map_err(|(line, message)| RegressError::Parse {
-        path: path.to_path_buf(),
-        line,
-        message,
-    })?;
-    let cwd = match &opts.cwd {
-        Some(dir) => dir.clone(),
-        None => match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        },
-    };
-    let mut process = ProcessEngine::spawn(engine, &cwd, opts.engine_stderr)?;
-    let name = path.display().to_string();
-    writeln!(out, "== {name}")?;
-    let summary = run_tests(&name, &file, &mut process, opts, out)?;
-    if summary.aborted.is_none() {
-        process.finish(opts.timeout);
-    } else {
-        process.kill();
+    prefix: &str,
+    id: i64,
+    verdict: Verdict,
+    entry: &Entry,
+    reply: &Reply,
+    strict: bool,
+) -> io::Result<()> {
+    let word = verdict.word();
+    let pattern = entry.expect.as_ref().map_or("", |e| &e.pattern);
+    let text = &reply.text;
+    match verdict {
+        // gogui-regress prints nothing for a test without a pattern that passes.
+        Verdict::Passed if entry.expect.is_none() => Ok(()),
+        Verdict::Passed | Verdict::UnexpectedPass => writeln!(out, "{prefix}{id} {word}"),
+        Verdict::FailedWithoutPattern => writeln!(out, "{prefix}{id} {word}: '{text}'"),
+        Verdict::Failed | Verdict::ExpectedFailure => {
+            let mut note = "";
+            if strict && verdict == Verdict::Failed {
+                if entry.id.is_some_and(|n| reply.id != Some(n.into())) {
+                    note = " (strict: id not echoed)";
+                } else if entry.expect.as_ref().is_some_and(|e| e.expected_failure) {
+                    note = " (strict: expected a failure reply matching the pattern)";
+                }
+            }
+            writeln!(
+                out,
+                "{prefix}{id} {word}: Correct '{pattern}', got '{text}'{note}"
+            )
+        }
     }
-    Ok(summary)
 }
 
 /// The result of [`run_files`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct RunSummary {
-    pub files: Vec<FileSummary>,
-    /// Files that could not be run at all (unreadable, malformed, engine not started).
-    pub errors: usize,
-    pub total: FileSummary,
+    /// One summary per file run to its end.
+    pub files: Vec<Summary>,
+    pub total: Summary,
+    /// The error that stopped the run, if any.
+    pub error: Option<RegressError>,
 }
 
 impl RunSummary {
-    /// 0 = all good, 1 = some test FAILED, 2 = a file could not be run or the engine died.
+    /// 0 = no test FAILED, 1 = some test FAILED, 2 = the run stopped on an error.
     pub fn exit_code(&self) -> i32 {
-        if self.errors > 0 || self.files.iter().any(|f| f.aborted.is_some()) {
+        if self.error.is_some() {
             2
         } else if self.total.failed > 0 {
             1
@@ -640,75 +800,89 @@ impl RunSummary {
     }
 }
 
-/// Run several files, each with its own engine, then print the overall summary whose last
-/// line is `N passed, N failed`.
+/// Run several files, each with a fresh engine, stopping at the first error (reported on
+/// stderr and in the result). `Err` only when the output cannot be written.
 pub fn run_files(
     paths: &[PathBuf],
     engine: &[String],
     opts: &Options,
     out: &mut dyn Write,
 ) -> Result<RunSummary, RegressError> {
-    let mut run = RunSummary {
-        total: FileSummary {
-            name: "total".into(),
-            ..FileSummary::default()
-        },
-        ..RunSummary::default()
+    let mut run = RunSummary::default();
+    let fail = |mut run: RunSummary, error: RegressError| {
+        eprintln!("{error}");
+        run.error = Some(error);
+        Ok(run)
     };
+    // Every file is read before anything runs, as gogui-regress checks them all first.
+    let mut texts = Vec::new();
     for path in paths {
-        match run_file(path, engine, opts, out) {
-            Ok(summary) => {
-                run.total.add(&summary);
+        match fs::read(path) {
+            Ok(bytes) => texts.push(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(source) => {
+                let path = path.to_path_buf();
+                return fail(run, RegressError::Read { path, source });
+            }
+        }
+    }
+    for (path, text) in paths.iter().zip(&texts) {
+        let cwd = match (&opts.cwd, path.parent()) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(dir)) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            (None, _) => PathBuf::from("."),
+        };
+        let name = path.display().to_string();
+        let prefix = if paths.len() > 1 {
+            format!("{name} ")
+        } else {
+            String::new()
+        };
+        let file = parse_test_file(text);
+        let mut process = match ProcessEngine::spawn(engine, &cwd, opts.engine_stderr) {
+            Ok(process) => process,
+            Err(e) => return fail(run, e),
+        };
+        let (summary, result) = run_tests(&name, &prefix, &file, &mut process, opts, out);
+        run.total.add(&summary);
+        match result {
+            Ok(()) => {
+                process.finish(opts.timeout);
                 run.files.push(summary);
             }
             Err(RegressError::Output(e)) => return Err(RegressError::Output(e)),
             Err(e) => {
-                run.errors += 1;
-                writeln!(out, "ERROR: {e}")?;
+                process.kill();
+                return fail(run, e);
             }
         }
     }
-    let aborted = run.files.iter().filter(|f| f.aborted.is_some()).count();
-    writeln!(
-        out,
-        "{} files, {} could not be run, {} aborted",
-        paths.len(),
-        run.errors,
-        aborted
-    )?;
-    writeln!(
-        out,
-        "{} expected failures still failing, {} expected failures now PASSED",
-        run.total.expected_failures, run.total.unexpected_passes
-    )?;
-    writeln!(
-        out,
-        "{} passed, {} failed",
-        run.total.passed, run.total.failed
-    )?;
+    if paths.len() > 1 {
+        writeln!(out, "Total: {} files, {}", paths.len(), run.total.line())?;
+    }
     Ok(run)
 }
 
-const USAGE: &str = "tengen regress [--timeout SECS] [--cwd DIR] [--engine-stderr] FILE.tst... \
-[-- ENGINE ARGS...]  (default engine: this executable)";
-
-/// Entry for `tengen regress ...`: `args` are the arguments after `regress`. Prints to stdout
-/// and returns the exit status (see the module docs).
-pub fn main_with_args(args: &[String]) -> i32 {
-    let (files, engine, opts) = match parse_args(args) {
-        Ok(Some(parsed)) => parsed,
-        Ok(None) => {
-            println!("usage: {USAGE}");
-            return 0;
+/// Entry for `tengen regress ...`: prints to stdout, returns the exit status.
+pub fn main(args: RegressArgs) -> i32 {
+    let mut engine = args.engine;
+    if engine.is_empty() {
+        match std::env::current_exe() {
+            Ok(exe) => engine.push(exe.to_string_lossy().into_owned()),
+            Err(e) => {
+                eprintln!("error: cannot find own executable: {e}");
+                return 2;
+            }
         }
-        Err(message) => {
-            eprintln!("error: {message}\nusage: {USAGE}");
-            return 2;
-        }
+    }
+    let opts = Options {
+        timeout: Duration::from_secs_f64(args.timeout),
+        cwd: args.cwd,
+        engine_stderr: args.engine_stderr,
+        strict: args.strict,
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    match run_files(&files, &engine, &opts, &mut out) {
+    match run_files(&args.files, &engine, &opts, &mut out) {
         Ok(run) => run.exit_code(),
         Err(e) => {
             eprintln!("error: {e}");
@@ -717,57 +891,14 @@ pub fn main_with_args(args: &[String]) -> i32 {
     }
 }
 
-type ParsedArgs = (Vec<PathBuf>, Vec<String>, Options);
-
-/// `Ok(None)` = help requested.
-fn parse_args(args: &[String]) -> Result<Option<ParsedArgs>, String> {
-    let mut opts = Options::default();
-    let mut files = Vec::new();
-    let mut engine = Vec::new();
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        match arg.as_str() {
-            "--" => {
-                engine = iter.by_ref().cloned().collect();
-                break;
-            }
-            "-h" | "--help" => return Ok(None),
-            "--timeout" => {
-                let value = iter.next().ok_or("--timeout needs a value")?;
-                let secs: f64 = value
-                    .parse()
-                    .map_err(|_| format!("bad --timeout value {value:?}"))?;
-                if !(secs.is_finite() && secs > 0.0 && secs < 1e9) {
-                    return Err(format!("bad --timeout value {value:?}"));
-                }
-                opts.timeout = Duration::from_secs_f64(secs);
-            }
-            "--cwd" => {
-                let dir = iter.next().ok_or("--cwd needs a folder")?;
-                opts.cwd = Some(PathBuf::from(dir));
-            }
-            "--engine-stderr" => opts.engine_stderr = true,
-            flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
-            file => files.push(PathBuf::from(file)),
-        }
-    }
-    if files.is_empty() {
-        return Err("no test file given".into());
-    }
-    if engine.is_empty() {
-        let exe =
-            std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
-        engine.push(exe.to_string_lossy().into_owned());
-    }
-    Ok(Some((files, engine, opts)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn expect(line: &str) -> Expectation {
-        Expectation::parse(line).expect("valid expectation")
+        Expectation::parse(line)
+            .expect("valid expectation")
+            .expect("not empty")
     }
 
     fn ok(text: &str) -> Reply {
@@ -786,14 +917,20 @@ mod tests {
         }
     }
 
-    /// In-process fake engine: answers from a function of the command; `None` = died.
+    fn verdict(line: &str, reply: &Reply) -> Verdict {
+        judge(Some(&expect(line)), reply, None, false).expect("regex compiles")
+    }
+
+    /// In-process fake engine: answers from a function of the command.
     struct Fake<F: FnMut(&str) -> Result<String, EngineFailure>>(F);
 
     impl<F: FnMut(&str) -> Result<String, EngineFailure>> GtpChannel for Fake<F> {
         fn exchange(&mut self, line: &str, _: Duration) -> Result<Vec<String>, EngineFailure> {
-            let (id, command) = split_id(line);
+            let (id, command) = match test_number(line) {
+                Some(id) => (id.to_string(), line.split_once(' ').unwrap().1.trim()),
+                None => (String::new(), line),
+            };
             let raw = (self.0)(command)?;
-            let id = id.map(|n| n.to_string()).unwrap_or_default();
             let (mark, text) = raw.split_at(1);
             let framed = format!("{mark}{id}{text}");
             Ok(framed.lines().map(String::from).collect())
@@ -812,190 +949,235 @@ mod tests {
         })
     }
 
-    fn run(text: &str) -> (FileSummary, String) {
-        let file = parse_test_file(text).expect("parses");
+    fn run_with(text: &str, opts: &Options) -> (Result<Summary, String>, String) {
+        let file = parse_test_file(text);
         let mut out = Vec::new();
-        let summary = run_tests(
-            "t.tst",
-            &file,
-            &mut Fake(fake_gtp),
-            &Options::default(),
-            &mut out,
-        )
-        .expect("writes");
-        (summary, String::from_utf8(out).expect("utf8"))
+        let (summary, result) = run_tests("t.tst", "", &file, &mut Fake(fake_gtp), opts, &mut out);
+        let result = result.map(|()| summary).map_err(|e| e.to_string());
+        (result, String::from_utf8(out).expect("utf8"))
+    }
+
+    fn run(text: &str) -> (Result<Summary, String>, String) {
+        run_with(text, &Options::default())
+    }
+
+    fn commands(file: &TestFile) -> Vec<&Entry> {
+        file.items
+            .iter()
+            .filter_map(|item| match item {
+                Item::Command(entry) => Some(entry),
+                Item::Error { .. } => None,
+            })
+            .collect()
     }
 
     #[test]
     fn parses_tests_setup_comments_and_expectations() {
-        let text = "# comment\n\nboardsize 9\n12 play b D4  # trailing\n# between\n#? [] \n\
-                    13 name\n14 play w D4\n#? [?illegal move]*\n#? [stray]\n";
-        let file = parse_test_file(text).unwrap();
-        assert_eq!(file.entries.len(), 4);
-        assert_eq!(file.entries[0].id, None);
-        assert_eq!(file.entries[0].command, "boardsize 9");
-        assert_eq!(file.entries[1].id, Some(12));
-        assert_eq!(file.entries[1].command, "play b D4");
-        assert_eq!(file.entries[1].line, 4);
-        assert_eq!(file.entries[1].expect.as_ref().unwrap().pattern, "");
-        assert!(file.entries[2].expect.is_none());
-        let e = file.entries[3].expect.as_ref().unwrap();
-        assert!(e.want_failure && e.expected_failure && !e.negate);
-        assert_eq!(file.entries[3].wire(), "14 play w D4");
+        let text = "# comment\n\nboardsize 9\n  12 play b D4  # trailing\n#? [] \n\
+                    13 name\n14 play w D4\n#? [ illegal move ]*\nname\n#? [Fake]\n5\n";
+        let file = parse_test_file(text);
+        let entries = commands(&file);
+        assert_eq!(entries.len(), 6);
+        assert_eq!((entries[0].id, entries[0].test_id()), (None, None));
+        assert_eq!(entries[1].id, Some(12));
+        assert_eq!(entries[1].wire, "12 play b D4  # trailing");
+        assert_eq!(entries[1].line, 4);
+        assert_eq!(entries[1].expect.as_ref().unwrap().pattern, "");
+        assert!(entries[2].expect.is_none());
+        let e = entries[3].expect.as_ref().unwrap();
+        assert!(e.expected_failure && !e.negate);
+        assert_eq!(e.pattern, "illegal move");
+        // A set-up command with a pattern is test -1; a lone number is a set-up command.
+        assert_eq!(entries[4].test_id(), Some(-1));
+        assert_eq!((entries[5].id, entries[5].test_id()), (None, None));
+    }
+
+    #[test]
+    fn test_numbers_are_java_ints_followed_by_a_word() {
+        assert_eq!(test_number("12 name"), Some(12));
+        assert_eq!(test_number("01\tname"), Some(1));
+        assert_eq!(test_number("-3 name"), Some(-3));
+        assert_eq!(test_number("+3 name"), Some(3));
+        assert_eq!(test_number("5"), None);
+        assert_eq!(test_number("12abc name"), None);
+        assert_eq!(test_number("99999999999 name"), None);
+    }
+
+    #[test]
+    fn stray_and_malformed_patterns_are_errors_in_place() {
+        for text in [
+            "1 name\n\n#? [Fake]\n",
+            "1 name\n# c\n#? [Fake]\n",
+            "1 name\n#? [Fake]\n#? [Fake]\n",
+            "1 name\n#?\n#? [Fake]\n",
+            "#? [x]\n",
+            "1 name\n#? Fake\n",
+            "1 name\n#? [Fake\n",
+            "1 name\n#? [Fake] *\n",
+            "1 name\n#? [Fake]**\n",
+            "1 name\n#? *\n",
+        ] {
+            let file = parse_test_file(text);
+            assert!(
+                matches!(file.items.last(), Some(Item::Error { .. })),
+                "{text:?}"
+            );
+        }
+        // An empty pattern line is no pattern; `[]]` is the pattern `]`.
+        let file = parse_test_file("1 name\n#?  \n2 name\n#? []]\n");
+        let entries = commands(&file);
+        assert!(entries[0].expect.is_none());
+        assert_eq!(entries[1].expect.as_ref().unwrap().pattern, "]");
     }
 
     #[test]
     fn crlf_files_parse() {
-        let file = parse_test_file("1 name\r\n#? [Fake]\r\n").unwrap();
-        assert_eq!(file.entries[0].command, "name");
-        assert!(file.entries[0]
-            .expect
-            .as_ref()
-            .unwrap()
-            .matches(&ok("Fake")));
+        let file = parse_test_file("1 name\r\n#? [Fake]\r\n");
+        let entries = commands(&file);
+        assert_eq!(entries[0].wire, "1 name");
+        assert!(entries[0].expect.is_some());
     }
 
     #[test]
-    fn bad_expectations_are_errors_with_line_numbers() {
-        assert_eq!(parse_test_file("1 name\n#? [(]\n").unwrap_err().0, 2);
-        assert_eq!(parse_test_file("1 name\n#? Fake\n").unwrap_err().0, 2);
-        assert_eq!(parse_test_file("1 name\n#? [Fake\n").unwrap_err().0, 2);
-    }
-
-    #[test]
-    fn whole_reply_is_anchored() {
+    fn whole_reply_is_matched_with_line_anchors_and_dotall() {
         let e = expect("#? [D4]");
-        assert!(e.matches(&ok("D4")));
-        assert!(!e.matches(&ok("D45")));
-        assert!(!e.matches(&ok("AD4")));
-        assert!(expect("#? []").matches(&ok("")));
-        assert!(!expect("#? []").matches(&ok("x")));
-        // Alternatives stay inside the anchors.
-        let alt = expect("#? [A1|B2]");
-        assert!(alt.matches(&ok("B2")));
-        assert!(!alt.matches(&ok("A1 B2")));
-    }
-
-    #[test]
-    fn multi_line_replies() {
-        let e = expect("#? [.*X.*]");
-        assert!(e.matches(&ok("line one\nX\nline three")));
-        assert!(!expect("#? [line one]").matches(&ok("line one\nline two")));
-    }
-
-    #[test]
-    fn negation() {
-        let e = expect("#? [!pass]");
-        assert!(e.matches(&ok("D4")));
-        assert!(!e.matches(&ok("pass")));
-        let both = expect("#? [!?illegal move]");
-        assert!(both.matches(&ok("illegal move")));
-        assert!(!both.matches(&err("illegal move")));
-    }
-
-    #[test]
-    fn failure_extension() {
-        let e = expect("#? [?illegal move]");
-        assert!(e.matches(&err("illegal move")));
-        assert!(!e.matches(&ok("illegal move")));
-        assert!(!e.matches(&err("syntax error")));
-        // Without the extension a failure's text is matched like a success's.
-        assert!(expect("#? [illegal move]").matches(&err("illegal move")));
-        assert!(expect("#? []").matches(&err("")));
-    }
-
-    #[test]
-    fn reply_parsing() {
-        let lines = |s: &str| s.lines().map(String::from).collect::<Vec<_>>();
+        assert_eq!(e.check("D4"), Ok(true));
+        assert_eq!(e.check("D45"), Ok(false));
+        assert_eq!(e.check("AD4"), Ok(false));
+        assert_eq!(expect("#? []").check(""), Ok(true));
+        assert_eq!(expect("#? [A1|B2]").check("A1 B2"), Ok(false));
+        assert_eq!(expect("#? [a.b]").check("a\nb"), Ok(true));
+        assert_eq!(expect("#? [a$\\n^b]").check("a\nb"), Ok(true));
         assert_eq!(
-            Reply::parse(&lines("=12 D4")),
-            Some(Reply {
-                success: true,
-                id: Some(12),
-                text: "D4".into()
-            })
+            expect("#? [line one]").check("line one\nline two"),
+            Ok(false)
+        );
+        // The pattern is trimmed, what follows `!` is not.
+        assert_eq!(expect("#? [ D4 ]").check("D4"), Ok(true));
+        assert_eq!(expect("#? [! D4]").check("D4"), Ok(true));
+    }
+
+    #[test]
+    fn verdicts_follow_gogui_regress() {
+        assert_eq!(verdict("#? [Fake]", &ok("Fake")), Verdict::Passed);
+        assert_eq!(verdict("#? [x]", &ok("Fake")), Verdict::Failed);
+        assert_eq!(verdict("#? [!x]", &ok("Fake")), Verdict::Passed);
+        assert_eq!(verdict("#? [!Fake]", &ok("Fake")), Verdict::Failed);
+        assert_eq!(verdict("#? [Fake]*", &ok("Fake")), Verdict::UnexpectedPass);
+        assert_eq!(verdict("#? [x]*", &ok("Fake")), Verdict::ExpectedFailure);
+        // A failure reply fails whatever its text and the pattern.
+        assert_eq!(
+            verdict("#? [illegal move]", &err("illegal move")),
+            Verdict::Failed
+        );
+        assert_eq!(verdict("#? [!x]", &err("illegal move")), Verdict::Failed);
+        assert_eq!(
+            verdict("#? [illegal move]*", &err("syntax error")),
+            Verdict::ExpectedFailure
+        );
+        // A bad regex is an error only when a success reply is matched against it.
+        assert_eq!(verdict("#? [*]", &err("x")), Verdict::Failed);
+        assert!(judge(Some(&expect("#? [*]")), &ok("x"), None, false).is_err());
+        assert_eq!(judge(None, &ok(""), Some(1), false), Ok(Verdict::Passed));
+        assert_eq!(
+            judge(None, &err("x"), Some(1), false),
+            Ok(Verdict::FailedWithoutPattern)
+        );
+    }
+
+    #[test]
+    fn strict_pins_failure_texts_and_ids() {
+        let strict = |line: &str, reply: &Reply, id| judge(Some(&expect(line)), reply, id, true);
+        let mut reply = err("illegal move");
+        assert_eq!(
+            strict("#? [illegal move]*", &reply, None),
+            Ok(Verdict::ExpectedFailure)
+        );
+        assert_eq!(
+            strict("#? [illegal move]*", &err("syntax error"), None),
+            Ok(Verdict::Failed)
+        );
+        assert_eq!(strict("#? []*", &ok(""), None), Ok(Verdict::Failed));
+        assert_eq!(
+            strict("#? [illegal move]*", &reply, Some(7)),
+            Ok(Verdict::Failed)
+        );
+        reply.id = Some(7);
+        assert_eq!(
+            strict("#? [illegal move]*", &reply, Some(7)),
+            Ok(Verdict::ExpectedFailure)
+        );
+    }
+
+    #[test]
+    fn reply_parsing_follows_gogui_regress() {
+        let lines = |s: &str| s.lines().map(String::from).collect::<Vec<_>>();
+        let reply = Reply::parse(&lines("=12 D4")).unwrap();
+        assert_eq!(
+            (reply.success, reply.id, reply.text.as_str()),
+            (true, Some(12), "D4")
         );
         assert_eq!(Reply::parse(&lines("?")), Some(err("")));
         assert_eq!(Reply::parse(&lines("= a\nb")).unwrap().text, "a\nb");
+        assert_eq!(
+            Reply::parse(&lines("= \n  A B\n1 . .")).unwrap().text,
+            "A B\n1 . ."
+        );
+        // The text starts after the first space: none, none.
+        assert_eq!(Reply::parse(&lines("=x")).unwrap().text, "");
+        assert_eq!(Reply::parse(&lines("=3\tx")).unwrap().text, "");
+        assert_eq!(Reply::parse(&lines("=2x y")).unwrap().text, "y");
         assert_eq!(Reply::parse(&lines("hello")), None);
         assert_eq!(Reply::parse(&[]), None);
-        assert_eq!(Reply::parse(&lines("=")).unwrap().to_string(), "=");
     }
 
     #[test]
-    fn outcomes_and_report_lines() {
+    fn report_lines_and_summary() {
         let (s, out) = run(
-            "1 name\n#? [Fake]\n2 play w D4\n#? []\n3 play w D4\n#? [?illegal move]\n\
-             4 play w D4\n#? [x]*\n5 name\n#? [Fake]*\n6 name\n",
+            "1 name\n#? [Fake]\n2 play w D4\n#? []\n3 play w D4\n#? [illegal move]*\n\
+             4 play b D4\n#? [x]*\n5 name\n#? [Fake]*\n6 name\n7 bogus\nbogus\nname\n#? [x]\n",
         );
+        let s = s.unwrap();
         assert_eq!(
-            (s.passed, s.failed, s.expected_failures, s.unexpected_passes),
-            (2, 1, 1, 1)
+            (
+                s.tests,
+                s.passed,
+                s.failed,
+                s.expected_failures,
+                s.unexpected_passes
+            ),
+            (8, 2, 2, 2, 1)
         );
-        assert_eq!(s.unchecked, 1);
-        assert!(out.contains("1 passed: name -> '= Fake' (expected [Fake])"));
-        assert!(out.contains("2 FAILED: play w D4 -> '? illegal move' (expected [])"));
-        assert!(out.contains("4 failed: play w D4"));
-        assert!(out.contains("5 PASSED: name"));
-        assert!(out.contains("t.tst: 2 passed, 1 FAILED, 1 failed (expected), 1 PASSED"));
+        assert_eq!(s.failed_without_pattern, 1);
+        let want = "1 passed\n\
+                    2 FAILED: Correct '', got 'illegal move'\n\
+                    3 failed: Correct 'illegal move', got 'illegal move'\n\
+                    4 failed: Correct 'x', got ''\n\
+                    5 PASSED\n\
+                    7 unexpected FAIL: 'unknown command'\n\
+                    -1 FAILED: Correct 'x', got 'Fake'\n\
+                    Summary: 3/8 passes. 1 unexpected passes, 3 unexpected failures\n";
+        assert_eq!(out, want);
     }
 
     #[test]
     fn multi_line_reply_through_the_channel() {
-        let (s, _) = run("1 showboard\n#? [.*2 \\. \\..*1 \\. \\.]\n");
-        assert_eq!(s.passed, 1);
+        let (s, _) = run("1 showboard\n#? [A B\\n2 \\. \\..*1 \\. \\.]\n");
+        assert_eq!(s.unwrap().passed, 1);
     }
 
     #[test]
-    fn missing_id_fails_the_test() {
-        let file = parse_test_file("7 name\n#? [Fake]\n").unwrap();
-        let mut no_id = Fake(|_: &str| Ok("= Fake".to_string()));
-        // The fake frames the id itself; bypass it with a channel that drops the id.
-        struct NoId<'a, F: FnMut(&str) -> Result<String, EngineFailure>>(&'a mut Fake<F>);
-        impl<F: FnMut(&str) -> Result<String, EngineFailure>> GtpChannel for NoId<'_, F> {
-            fn exchange(&mut self, line: &str, t: Duration) -> Result<Vec<String>, EngineFailure> {
-                let (_, command) = split_id(line);
-                self.0.exchange(command, t)
-            }
+    fn errors_stop_after_the_verdicts_before_them() {
+        for text in [
+            "1 name\n#? [Fake]\n2 die\n#? []\n3 name\n#? [Fake]\n",
+            "1 name\n#? [Fake]\n2 hang\n#? []\n3 name\n#? [Fake]\n",
+            "1 name\n#? [Fake]\n2 name\n#? [*]\n3 name\n#? [Fake]\n",
+            "1 name\n#? [Fake]\n\n#? [Fake]\n3 name\n#? [Fake]\n",
+        ] {
+            let (result, out) = run(text);
+            assert!(result.is_err(), "{text:?}");
+            assert_eq!(out, "1 passed\n", "{text:?}");
         }
-        let mut out = Vec::new();
-        let s = run_tests(
-            "t",
-            &file,
-            &mut NoId(&mut no_id),
-            &Options::default(),
-            &mut out,
-        )
-        .unwrap();
-        assert_eq!(s.failed, 1);
-        assert!(String::from_utf8(out).unwrap().contains("id not echoed"));
-    }
-
-    #[test]
-    fn dead_or_hung_engine_aborts_the_file() {
-        for cmd in ["die", "hang"] {
-            let (s, out) = run(&format!(
-                "1 name\n#? [Fake]\n2 {cmd}\n#? []\n3 name\n#? [Fake]\n"
-            ));
-            assert_eq!((s.passed, s.failed), (1, 1), "{out}");
-            assert!(s.aborted.is_some());
-            assert!(out.contains("rest of the file skipped"));
-        }
-        let run = RunSummary {
-            files: vec![FileSummary {
-                aborted: Some("x".into()),
-                ..FileSummary::default()
-            }],
-            ..RunSummary::default()
-        };
-        assert_eq!(run.exit_code(), 2);
-    }
-
-    #[test]
-    fn setup_failures_are_reported_not_counted() {
-        let (s, out) = run("bogus\n1 name\n#? [Fake]\n");
-        assert_eq!((s.passed, s.failed), (1, 0));
-        assert!(out.contains("set-up command failed: bogus"));
     }
 
     #[test]
@@ -1004,30 +1186,27 @@ mod tests {
         assert_eq!(run.exit_code(), 0);
         run.total.expected_failures = 3;
         run.total.unexpected_passes = 1;
+        run.total.failed_without_pattern = 1;
         assert_eq!(run.exit_code(), 0);
         run.total.failed = 1;
         assert_eq!(run.exit_code(), 1);
-        run.errors = 1;
+        run.error = Some(RegressError::NoEngine);
         assert_eq!(run.exit_code(), 2);
     }
 
     #[test]
-    fn argument_parsing() {
-        let args = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
-        let (files, engine, opts) = parse_args(&args("--timeout 2.5 a.tst b.tst -- eng -x"))
-            .unwrap()
-            .unwrap();
-        assert_eq!(files.len(), 2);
-        assert_eq!(engine, vec!["eng", "-x"]);
-        assert_eq!(opts.timeout, Duration::from_millis(2500));
-        assert!(parse_args(&args("")).is_err());
-        assert!(parse_args(&args("--timeout")).is_err());
-        assert!(parse_args(&args("--timeout -1 a.tst")).is_err());
-        assert!(parse_args(&args("--bogus a.tst")).is_err());
-        assert!(parse_args(&args("--help")).unwrap().is_none());
-        let (_, engine, _) = parse_args(&args("a.tst")).unwrap().unwrap();
-        assert_eq!(engine.len(), 1);
-        assert_eq!(main_with_args(&args("--nope")), 2);
+    fn program_resolution_falls_back_to_games_folders() {
+        assert_eq!(resolve_program("./x"), PathBuf::from("./x"));
+        assert_eq!(resolve_program("/a/b"), PathBuf::from("/a/b"));
+        assert_eq!(
+            resolve_program("no-such-engine-xyz"),
+            PathBuf::from("no-such-engine-xyz")
+        );
+        if Path::new("/usr/games/gnugo").exists() {
+            let found = resolve_program("gnugo");
+            assert!(found.ends_with("gnugo") && found.is_absolute(), "{found:?}");
+        }
+        assert!(resolve_program("sh").is_absolute());
     }
 
     #[test]
@@ -1042,7 +1221,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(run.exit_code(), 2);
-        let text = String::from_utf8(out).unwrap();
-        assert!(text.ends_with("0 passed, 0 failed\n"), "{text}");
+        assert!(out.is_empty());
+        let dir = std::env::temp_dir().join(format!("tengen-regress-unit-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("a.tst");
+        fs::write(&file, "1 name\n#? [x]\n").unwrap();
+        let run = run_files(&[file], &engine, &Options::default(), &mut out).unwrap();
+        assert!(matches!(run.error, Some(RegressError::Spawn { .. })));
+        let _ = fs::remove_dir_all(&dir);
     }
 }
