@@ -105,10 +105,10 @@ impl Board {
         let mut found: SmallVec<[u16; 8]> = SmallVec::new();
         for n in p.neighbors() {
             let c = self.cells[n.index()];
-            if c == Cell::Empty || (c == enemy && self.in_atari_head(self.head_of(n))) {
-                if !found.contains(&n.0) {
-                    found.push(n.0);
-                }
+            if (c == Cell::Empty || (c == enemy && self.in_atari_head(self.head_of(n))))
+                && !found.contains(&n.0)
+            {
+                found.push(n.0);
             }
         }
         if found.len() >= max {
@@ -243,11 +243,7 @@ impl Board {
             b.place(defender, escape);
             match b.liberties_upto(p, 3) {
                 0 | 1 => return true,
-                2 => {
-                    if b.ladder_read(p, attacker, budget, rest) {
-                        return true;
-                    }
-                }
+                2 if b.ladder_read(p, attacker, budget, rest) => return true,
                 _ => {}
             }
         }
