@@ -133,8 +133,6 @@ impl Settings {
 pub trait Player: Send {
     /// Chooses a move for `color` in `game` within `limits`; the analysis if it has one.
     fn choose(&mut self, game: &Game, color: Color, limits: &Limits) -> (Move, Option<Analysis>);
-    /// Forgets anything kept between moves.
-    fn clear(&mut self) {}
 }
 
 /// The random mover: a uniformly random legal move (superko included) that does not fill
@@ -173,10 +171,6 @@ impl Player for Search {
         let a = self.run(game, color, limits);
         (a.best(), Some(a))
     }
-
-    fn clear(&mut self) {
-        Search::clear(self);
-    }
 }
 
 /// The engine behind the GTP front end.
@@ -186,8 +180,6 @@ pub struct Engine {
     pub time_control: TimeControl,
     pub clocks: [Option<Clock>; 2],
     player: Box<dyn Player>,
-    /// The last search's analysis.
-    pub last_analysis: Option<Analysis>,
     /// Consecutive own moves (per colour) with a win rate below the resign threshold.
     low_winrate: [u32; 2],
 }
@@ -218,7 +210,6 @@ impl Engine {
             time_control: TimeControl::None,
             clocks: [None; 2],
             player,
-            last_analysis: None,
             low_winrate: [0; 2],
         }
     }
@@ -241,7 +232,6 @@ impl Engine {
             early_stop: self.settings.playouts.is_none(),
             stop,
         };
-        // One candidate (only pass, say): no need to think.
         let (mv, analysis) = self.player.choose(&self.game, color, &limits);
         let mv = if self.game.check(color, mv).is_ok() {
             mv
@@ -264,9 +254,7 @@ impl Engine {
                 *low = 0;
             }
         }
-        let resign = analysis.is_some() && self.low_winrate[color.index()] >= RESIGN_MOVES;
-        self.last_analysis = analysis;
-        if resign {
+        if analysis.is_some() && self.low_winrate[color.index()] >= RESIGN_MOVES {
             return Genmove::Resign;
         }
         match mv {

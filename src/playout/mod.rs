@@ -109,9 +109,7 @@ pub fn playout_from<P: PlayoutPolicy>(
             Some(p) => {
                 board.place(to_move, p);
                 if let Some(a) = amaf.as_deref_mut() {
-                    if a[p.index()] == 0 {
-                        a[p.index()] = 1 + to_move.index() as u8;
-                    }
+                    mark_first(a, p, to_move);
                 }
                 passes = 0;
                 last = Some(p);
@@ -128,6 +126,16 @@ pub fn playout_from<P: PlayoutPolicy>(
     PlayoutResult {
         moves,
         score: end_score(board),
+    }
+}
+
+/// Records in an AMAF map that `color` played on `p`, unless someone played there first
+/// (1 Black, 2 White, 0 nobody yet).
+#[inline]
+pub fn mark_first(amaf: &mut [u8], p: Point, color: Color) {
+    let a = &mut amaf[p.index()];
+    if *a == 0 {
+        *a = 1 + color.index() as u8;
     }
 }
 

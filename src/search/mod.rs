@@ -24,9 +24,9 @@ use std::time::{Duration, Instant};
 
 use crate::board::{Board, Color, Move, Point, NUM_CELLS};
 use crate::game::Game;
-use crate::playout::{self, Light, Moggy, MoggyConfig, PlayoutPolicy, PlayoutRng};
+use crate::playout::{self, Light, Moggy, MoggyConfig, PlayoutRng};
 use prior::PriorConfig;
-use tree::{NewChild, NodeId, Tree, ROOT};
+use tree::{NodeId, Tree, ROOT};
 
 /// Which playout policy the search uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -165,16 +165,6 @@ pub struct Search {
 impl Search {
     pub fn new(config: SearchConfig) -> Search {
         Search { config, tree: None }
-    }
-
-    /// Forgets the tree (the next search starts afresh).
-    pub fn clear(&mut self) {
-        self.tree = None;
-    }
-
-    /// Nodes in the kept tree.
-    pub fn tree_nodes(&self) -> usize {
-        self.tree.as_ref().map_or(0, |(t, _)| t.len())
     }
 
     /// Visits kept for the root of a search of `game` with `color` to move (0 if the
@@ -420,11 +410,7 @@ fn simulate(shared: &Shared, w: &mut Worker) {
                 tree.expand(node, &kids);
             }
             if !n.is_expanded() {
-                let r = match cfg.policy {
-                    PolicyKind::Light => run_playout(w, color, last, PolicyKind::Light),
-                    PolicyKind::Moggy => run_playout(w, color, last, PolicyKind::Moggy),
-                };
-                score = r * 2;
+                score = run_playout(w, cfg.policy, color, last) * 2;
                 break;
             }
         }
@@ -437,9 +423,7 @@ fn simulate(shared: &Shared, w: &mut Worker) {
         match mv {
             Move::Place(p) => {
                 w.board.place(color, p);
-                if w.amaf[p.index()] == 0 {
-                    w.amaf[p.index()] = 1 + color.index() as u8;
-                }
+                playout::mark_first(&mut w.amaf, p, color);
                 passes = 0;
                 last = Some(p);
             }
@@ -490,37 +474,19 @@ fn simulate(shared: &Shared, w: &mut Worker) {
     }
 }
 
-fn run_playout(w: &mut Worker, color: Color, last: Option<Point>, kind: PolicyKind) -> i32 {
-    let policy: &mut dyn PolicyDyn = match kind {
-        PolicyKind::Light => &mut w.light,
-        PolicyKind::Moggy => &mut w.moggy,
-    };
-    policy.run(&mut w.board, color, last, &mut w.rng, &mut w.amaf)
-}
-
-/// Object-safe wrapper so one call site serves both policies (monomorphised inside).
-trait PolicyDyn {
-    fn run(
-        &mut self,
-        board: &mut Board,
-        color: Color,
-        last: Option<Point>,
-        rng: &mut PlayoutRng,
-        amaf: &mut [u8],
-    ) -> i32;
-}
-
-impl<P: PlayoutPolicy> PolicyDyn for P {
-    fn run(
-        &mut self,
-        board: &mut Board,
-        color: Color,
-        last: Option<Point>,
-        rng: &mut PlayoutRng,
-        amaf: &mut [u8],
-    ) -> i32 {
-        playout::playout_from(board, color, last, self, rng, Some(amaf)).score
+/// Plays the simulation out from the worker's board with the chosen policy; Black's area
+/// margin (no komi).
+fn run_playout(w: &mut Worker, kind: PolicyKind, color: Color, last: Option<Point>) -> i32 {
+    let amaf = Some(&mut w.amaf[..]);
+    match kind {
+        PolicyKind::Light => {
+            playout::playout_from(&mut w.board, color, last, &mut w.light, &mut w.rng, amaf)
+        }
+        PolicyKind::Moggy => {
+            playout::playout_from(&mut w.board, color, last, &mut w.moggy, &mut w.rng, amaf)
+        }
     }
+    .score
 }
 
 fn analyse(tree: &Tree, color: Color, playouts: u64, seconds: f64) -> Analysis {
@@ -590,15 +556,4 @@ fn ratio(wins: u32, visits: u32) -> f64 {
     } else {
         wins as f64 / (2.0 * visits as f64)
     }
-}
-
-/// A child list for tests and tools: the root candidates of a fresh expansion.
-pub fn root_children(game: &Game, color: Color) -> Vec<NewChild> {
-    let last = match game.moves().last() {
-        Some(&(_, Move::Place(p))) => Some(p),
-        _ => None,
-    };
-    prior::children(game.board(), color, last, &PriorConfig::default(), &|mv| {
-        game.check(color, mv).is_ok()
-    })
 }
