@@ -193,24 +193,34 @@ impl Clock {
         }
     }
 
+    /// Takes `t` seconds from main time: `None` if main time covered them, else the part
+    /// left for overtime (which has begun).
+    fn spend_main(&mut self, t: f64) -> Option<f64> {
+        if self.overtime {
+            return Some(t);
+        }
+        if t <= self.main {
+            self.main -= t;
+            return None;
+        }
+        let rest = t - self.main;
+        self.main = 0.0;
+        self.overtime = true;
+        Some(rest)
+    }
+
     /// Charges a move that took `seconds`, `grace` of it forgiven; false if the flag fell.
     pub fn charge(&mut self, seconds: f64, grace: f64) -> bool {
-        let mut t = (seconds - grace).max(0.0);
+        let t = (seconds - grace).max(0.0);
         match self.system {
             TimeSystem::Absolute { .. } => {
                 self.main -= t;
                 self.main >= 0.0
             }
             TimeSystem::Byoyomi { period, .. } => {
-                if !self.overtime {
-                    if t <= self.main {
-                        self.main -= t;
-                        return true;
-                    }
-                    t -= self.main;
-                    self.main = 0.0;
-                    self.overtime = true;
-                }
+                let Some(t) = self.spend_main(t) else {
+                    return true;
+                };
                 if t > period * self.count as f64 {
                     self.count = 0;
                     return false;
@@ -226,17 +236,10 @@ impl Clock {
                 true
             }
             TimeSystem::Canadian { period, stones, .. } => {
-                if !self.overtime {
-                    if t <= self.main {
-                        self.main -= t;
-                        return true;
-                    }
-                    t -= self.main;
-                    self.main = 0.0;
-                    self.overtime = true;
-                    self.period_left = period;
-                    self.count = stones;
-                }
+                // The period and its stones stand as `new` set them until overtime.
+                let Some(t) = self.spend_main(t) else {
+                    return true;
+                };
                 self.period_left -= t;
                 if self.period_left < 0.0 {
                     return false;
