@@ -42,11 +42,7 @@ impl Vertex {
 
     /// The column letter, upper case, skipping `I`; `?` for a column past `Z`.
     pub fn column_letter(self) -> char {
-        match self.col {
-            c @ 0..=7 => char::from(b'A' + c),
-            c @ 8..=24 => char::from(b'A' + c + 1),
-            _ => '?',
-        }
+        crate::record::column_letter(self.col as usize)
     }
 }
 
