@@ -382,6 +382,11 @@ impl Engine {
         dead
     }
 
+    /// The count of the position as it stands, dead stones (as judged) removed.
+    pub fn final_score(&self) -> crate::score::Score {
+        self.game.score(&self.dead_stones())
+    }
+
     /// Sets both clocks' time system and forgets what `time_left` said.
     pub fn set_time_control(&mut self, tc: TimeControl) {
         self.time_control = tc;

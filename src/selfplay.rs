@@ -75,10 +75,7 @@ pub fn run(args: &SelfplayArgs) -> anyhow::Result<String> {
             let _ = writeln!(err, "{}", diagram(&engine.game));
         }
     }
-    let result = result.unwrap_or_else(|| {
-        let dead = engine.dead_stones();
-        engine.game.score(&dead).result_string()
-    });
+    let result = result.unwrap_or_else(|| engine.final_score().result_string());
     let total: f64 = times.iter().sum();
     let longest = times.iter().cloned().fold(0.0, f64::max);
     let _ = writeln!(

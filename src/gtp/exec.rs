@@ -247,10 +247,7 @@ impl Executor for Engine {
                 });
                 Ok(Reply::empty())
             }
-            Command::FinalScore => {
-                let dead = self.dead_stones();
-                Ok(self.game.score(&dead).result_string().into())
-            }
+            Command::FinalScore => Ok(self.final_score().result_string().into()),
             Command::FinalStatusList(status) => Ok(status_list(self, status).into()),
             Command::Loadsgf { file, move_number } => {
                 let bytes = std::fs::read(&file).map_err(|e| {

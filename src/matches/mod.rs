@@ -682,8 +682,7 @@ fn count(setup: &Setup, seats: &mut Seats, game: &Game) -> (String, String) {
     }
     let mut engine = Engine::new(game.rules().clone(), Settings::default());
     engine.game = game.clone();
-    let dead = engine.dead_stones();
-    (game.score(&dead).result_string(), "tengen".into())
+    (engine.final_score().result_string(), "tengen".into())
 }
 
 fn referee_count(
