@@ -699,19 +699,14 @@ fn referee_count(
         seats.referee = GtpClient::spawn(cmd, setup.args.engine_stderr).ok();
     }
     let r = seats.referee.as_mut()?;
-    let mut cmds = vec![
-        format!("boardsize {}", game.size()),
-        "clear_board".to_string(),
-        format!("komi {}", game.komi()),
-    ];
+    let accepted =
+        |r: &mut GtpClient, c: &str| r.send(c, timeout).ok().filter(|a| a.ok).map(|_| ());
+    accepted(r, &format!("boardsize {}", game.size()))?;
+    accepted(r, "clear_board")?;
+    // A referee may refuse `komi` (it then counts with its own): only silence fails.
+    r.send(&format!("komi {}", game.komi()), timeout).ok()?;
     for &(c, m) in game.moves() {
-        cmds.push(format!("play {} {}", color_name(c), move_text(m)));
-    }
-    for c in &cmds {
-        match r.send(c, timeout) {
-            Ok(a) if a.ok || c.starts_with("komi") => {}
-            _ => return None,
-        }
+        accepted(r, &format!("play {} {}", color_name(c), move_text(m)))?;
     }
     let a = r.send("final_score", timeout).ok()?;
     (a.ok && score_winner(&a.text).is_some()).then(|| a.text.trim().to_string())
