@@ -343,13 +343,12 @@ pub fn score_winner(text: &str) -> Option<Option<Color>> {
         "W" | "WHITE" => Color::White,
         _ => return None,
     };
-    let rest = rest.trim();
-    if rest.is_empty() || rest.parse::<f64>().is_ok_and(|m| m > 0.0) || rest.parse::<f64>().is_err()
-    {
-        Some(Some(color))
-    } else {
-        Some(None)
-    }
+    // A margin that is not a number (`B+R`, `B+`) still names the winner; a zero one not.
+    Some(match rest.trim().parse::<f64>() {
+        Ok(m) if m > 0.0 => Some(color),
+        Ok(_) => None,
+        Err(_) => Some(color),
+    })
 }
 
 impl Seats {
@@ -362,10 +361,8 @@ impl Seats {
 
     /// The engine of `side`, started (and asked its name) if need be.
     fn player(&mut self, setup: &Setup, side: Side) -> Result<&mut Player, Loss> {
+        // A failed exchange already emptied the seat (`send`), so a seated engine is sound.
         let slot = &mut self.players[side.index()];
-        if slot.as_ref().is_some_and(|p| p.client.broken) {
-            *slot = None;
-        }
         if slot.is_none() {
             let timeout = Duration::from_secs_f64(setup.args.timeout);
             let mut client = GtpClient::spawn(Self::command(setup, side), setup.args.engine_stderr)
