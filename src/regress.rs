@@ -323,10 +323,7 @@ fn test_number(line: &str) -> Option<i32> {
     let mut words = line.split_whitespace();
     let first = words.next()?;
     words.next()?;
-    let digits = first.strip_prefix(['+', '-']).unwrap_or(first);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
+    // Rust's i32 parse takes exactly what parseInt does: one optional sign, ASCII digits.
     first.parse().ok()
 }
 
@@ -780,8 +777,6 @@ fn write_verdict(
 /// The result of [`run_files`].
 #[derive(Debug, Default)]
 pub struct RunSummary {
-    /// One summary per file run to its end.
-    pub files: Vec<Summary>,
     pub total: Summary,
     /// The error that stopped the run, if any.
     pub error: Option<RegressError>,
@@ -845,10 +840,7 @@ pub fn run_files(
         let (summary, result) = run_tests(&name, &prefix, &file, &mut process, opts, out);
         run.total.add(&summary);
         match result {
-            Ok(()) => {
-                process.finish(opts.timeout);
-                run.files.push(summary);
-            }
+            Ok(()) => process.finish(opts.timeout),
             Err(RegressError::Output(e)) => return Err(RegressError::Output(e)),
             Err(e) => {
                 process.kill();
