@@ -586,37 +586,56 @@ pub fn judge(
     id: Option<i32>,
     strict: bool,
 ) -> Result<Verdict, String> {
+    judge_noted(expect, reply, id, strict).map(|(verdict, _)| verdict)
+}
+
+/// [`judge`], with the note a `--strict` failure carries in the output ("" otherwise).
+fn judge_noted(
+    expect: Option<&Expectation>,
+    reply: &Reply,
+    id: Option<i32>,
+    strict: bool,
+) -> Result<(Verdict, &'static str), String> {
     let Some(e) = expect else {
-        return Ok(if reply.success {
-            Verdict::Passed
-        } else {
-            Verdict::FailedWithoutPattern
-        });
+        return Ok((
+            if reply.success {
+                Verdict::Passed
+            } else {
+                Verdict::FailedWithoutPattern
+            },
+            "",
+        ));
     };
     if strict && id.is_some_and(|id| reply.id != Some(id.into())) {
-        return Ok(Verdict::Failed);
+        return Ok((Verdict::Failed, " (strict: id not echoed)"));
     }
     if strict && e.expected_failure {
-        let pinned = !reply.success && e.check(&reply.text)?;
-        return Ok(if pinned {
-            Verdict::ExpectedFailure
+        return Ok(if !reply.success && e.check(&reply.text)? {
+            (Verdict::ExpectedFailure, "")
         } else {
-            Verdict::Failed
+            (
+                Verdict::Failed,
+                " (strict: expected a failure reply matching the pattern)",
+            )
         });
     }
     if !reply.success {
-        return Ok(if e.expected_failure {
-            Verdict::ExpectedFailure
-        } else {
-            Verdict::Failed
-        });
+        return Ok((
+            if e.expected_failure {
+                Verdict::ExpectedFailure
+            } else {
+                Verdict::Failed
+            },
+            "",
+        ));
     }
-    Ok(match (e.check(&reply.text)?, e.expected_failure) {
+    let verdict = match (e.check(&reply.text)?, e.expected_failure) {
         (true, false) => Verdict::Passed,
         (true, true) => Verdict::UnexpectedPass,
         (false, true) => Verdict::ExpectedFailure,
         (false, false) => Verdict::Failed,
-    })
+    };
+    Ok((verdict, ""))
 }
 
 /// Counts for one file (or, summed, for a run).
@@ -719,20 +738,21 @@ pub fn run_tests(
         let Some(test_id) = entry.test_id() else {
             continue;
         };
-        let verdict = match judge(entry.expect.as_ref(), &reply, entry.id, opts.strict) {
-            Ok(verdict) => verdict,
-            Err(message) => {
-                let error = RegressError::Regex {
-                    path: name.to_string(),
-                    line: entry.line + 1,
-                    pattern: entry.expect.as_ref().map_or("", |e| &e.pattern).to_string(),
-                    message,
-                };
-                return (summary, Err(error));
-            }
-        };
+        let (verdict, note) =
+            match judge_noted(entry.expect.as_ref(), &reply, entry.id, opts.strict) {
+                Ok(judged) => judged,
+                Err(message) => {
+                    let error = RegressError::Regex {
+                        path: name.to_string(),
+                        line: entry.line + 1,
+                        pattern: entry.expect.as_ref().map_or("", |e| &e.pattern).to_string(),
+                        message,
+                    };
+                    return (summary, Err(error));
+                }
+            };
         summary.count(verdict);
-        if let Err(e) = write_verdict(out, prefix, test_id, verdict, entry, &reply, opts.strict) {
+        if let Err(e) = write_verdict(out, prefix, test_id, verdict, entry, &reply, note) {
             return (summary, Err(e.into()));
         }
     }
@@ -747,7 +767,7 @@ fn write_verdict(
     verdict: Verdict,
     entry: &Entry,
     reply: &Reply,
-    strict: bool,
+    note: &str,
 ) -> io::Result<()> {
     let word = verdict.word();
     let pattern = entry.expect.as_ref().map_or("", |e| &e.pattern);
@@ -758,14 +778,6 @@ fn write_verdict(
         Verdict::Passed | Verdict::UnexpectedPass => writeln!(out, "{prefix}{id} {word}"),
         Verdict::FailedWithoutPattern => writeln!(out, "{prefix}{id} {word}: '{text}'"),
         Verdict::Failed | Verdict::ExpectedFailure => {
-            let mut note = "";
-            if strict && verdict == Verdict::Failed {
-                if entry.id.is_some_and(|n| reply.id != Some(n.into())) {
-                    note = " (strict: id not echoed)";
-                } else if entry.expect.as_ref().is_some_and(|e| e.expected_failure) {
-                    note = " (strict: expected a failure reply matching the pattern)";
-                }
-            }
             writeln!(
                 out,
                 "{prefix}{id} {word}: Correct '{pattern}', got '{text}'{note}"
