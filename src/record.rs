@@ -28,6 +28,19 @@ pub fn move_text(mv: Move) -> String {
     }
 }
 
+/// The board point of an SGF point.
+pub fn point_of_sgf(p: SgfPoint) -> Point {
+    Point::from_coord(p.col as usize, p.row as usize)
+}
+
+/// The board move of an SGF move.
+pub fn move_of_sgf(m: SgfMove) -> Move {
+    match m {
+        SgfMove::Pass => Move::Pass,
+        SgfMove::Play(p) => Move::Place(point_of_sgf(p)),
+    }
+}
+
 /// The board diagram of `showboard` (no empty lines).
 pub fn diagram(game: &Game) -> String {
     let b = game.board();
@@ -85,7 +98,7 @@ pub fn game_from_record(
     if let Some(k) = rec.komi {
         game.set_komi(k);
     }
-    let pt = |p: SgfPoint| Point::from_coord(p.col as usize, p.row as usize);
+    let pt = point_of_sgf;
     let mut played = 0u32;
     for (i, node) in rec.nodes.iter().enumerate() {
         let has_setup =
@@ -123,11 +136,7 @@ pub fn game_from_record(
             if before.is_some_and(|n| played >= n) {
                 break;
             }
-            let mv = match mv {
-                SgfMove::Pass => Move::Pass,
-                SgfMove::Play(p) => Move::Place(pt(p)),
-            };
-            game.play_record(color, mv)
+            game.play_record(color, move_of_sgf(mv))
                 .map_err(|e| format!("move {played}: {e}"))?;
         }
     }

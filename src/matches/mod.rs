@@ -21,13 +21,13 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context as _};
 use clap::Args;
 
-use crate::board::{Color, Move, Point};
+use crate::board::{Color, Move};
 use crate::engine::{Engine, Settings};
 use crate::game::Game;
 use crate::gtp::{color_name, GtpMove};
 use crate::record::{move_text, record_of};
 use crate::rules::Rules;
-use crate::sgf::{self, SgfMove};
+use crate::sgf;
 
 use client::{Failure, GtpClient};
 use clock::{Clock, TimeSystem};
@@ -804,15 +804,7 @@ fn load_openings(dir: &Path, size: usize) -> anyhow::Result<Vec<Opening>> {
             .nodes
             .iter()
             .filter_map(|n| n.mv)
-            .map(|(c, m)| {
-                let mv = match m {
-                    SgfMove::Pass => Move::Pass,
-                    SgfMove::Play(p) => {
-                        Move::Place(Point::from_coord(p.col as usize, p.row as usize))
-                    }
-                };
-                (c, mv)
-            })
+            .map(|(c, m)| (c, crate::record::move_of_sgf(m)))
             .collect();
         out.push((f.display().to_string(), moves));
     }
