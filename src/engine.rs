@@ -67,6 +67,14 @@ pub struct Clock {
     pub stones: u32,
 }
 
+/// How long a move may take: the planned time, and the most when the choice is still
+/// open then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    pub target: Duration,
+    pub max: Duration,
+}
+
 /// Which move generator plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum PlayerKind {
@@ -222,17 +230,42 @@ impl Engine {
     /// [`Engine::generate`], stopping the search early when `stop` answers true (an
     /// interrupt); the best move found so far is answered.
     pub fn generate_until(&mut self, color: Color, stop: &(dyn Fn() -> bool + Sync)) -> Genmove {
+        self.generate_with(color, stop, false)
+    }
+
+    /// The move generator; `cleanup` for `kgs-genmove_cleanup`: never pass while a dead
+    /// opponent stone stands, the search counting a two-pass end with every stone alive.
+    fn generate_with(
+        &mut self,
+        color: Color,
+        stop: &(dyn Fn() -> bool + Sync),
+        cleanup: bool,
+    ) -> Genmove {
+        let budget = match self.settings.playouts {
+            Some(_) => None,
+            None => Some(self.move_budget(color)),
+        };
         let limits = Limits {
             playouts: self.settings.playouts,
-            time: if self.settings.playouts.is_some() {
-                None
-            } else {
-                Some(self.move_budget(color))
-            },
+            time: budget.map(|b| b.target),
+            max_time: budget.map(|b| b.max),
             early_stop: self.settings.playouts.is_none(),
             stop,
         };
-        let (mv, analysis) = self.player.choose(&self.game, color, &limits);
+        let (mv, analysis) = if cleanup && self.game.rules().remove_dead {
+            let mut game = self.game.clone();
+            game.set_rules(Rules {
+                remove_dead: false,
+                ..self.game.rules().clone()
+            });
+            self.player.choose(&game, color, &limits)
+        } else {
+            self.player.choose(&self.game, color, &limits)
+        };
+        let mv = match &analysis {
+            Some(a) => self.game_end_manners(color, mv, a, cleanup),
+            None => mv,
+        };
         let mv = if self.game.check(color, mv).is_ok() {
             mv
         } else {
@@ -263,10 +296,18 @@ impl Engine {
         }
     }
 
-    /// Seconds to think about the next move of `color`, from the time system and what
+    /// How long to think about the next move of `color`, from the time system and what
     /// `time_left` said, less the lag margin. Without a time system: 1 s on 9x9, 1.5 s on
-    /// 13x13, 2 s on 19x19.
-    pub fn move_budget(&self, color: Color) -> Duration {
+    /// 13x13, 2 s on 19x19 (less the margin), never extended.
+    ///
+    /// Main time is shared over the moves this player may still make (two fifths of the
+    /// empty points, at least 15), weighted by the phase of the game: three quarters of
+    /// the share in the opening, a quarter more in the middle game. During main time a
+    /// byo-yomi period (or a Canadian period's share per stone) is added, since a move
+    /// that runs out of main time goes on in the period. In byo-yomi periods a move takes
+    /// nearly the whole period; in a Canadian period, the time left over the stones left.
+    /// The search may think up to [`Budget::max`] when the choice is still open.
+    pub fn move_budget(&self, color: Color) -> Budget {
         let size = self.game.size();
         let default = if size <= 9 {
             1.0
@@ -275,36 +316,160 @@ impl Engine {
         } else {
             2.0
         };
-        // Moves this player may still have to make, for sharing main time.
-        let empties = self.game.board().num_empty() as f64;
+        let board = self.game.board();
+        let empties = board.num_empty() as f64;
+        let points = (size * size) as f64;
         let moves_left = (empties / 2.5).max(15.0);
+        let filled = 1.0 - empties / points;
+        let phase = if filled < 0.1 {
+            0.75
+        } else if filled < 0.55 {
+            1.25
+        } else {
+            1.0
+        };
         let clock = self.clocks[color.index()];
-        let seconds = match self.time_control {
-            TimeControl::None => default,
+        // (planned seconds, most seconds), before the margin.
+        let (target, max) = match self.time_control {
+            TimeControl::None => (default, default),
             TimeControl::Absolute { main } => {
                 let left = clock.map_or(main, |c| c.seconds);
-                left / moves_left
+                let t = left / moves_left * phase;
+                (t, (2.5 * t).min(left / 8.0).max(t))
             }
             TimeControl::Canadian {
                 main,
                 period_time,
                 stones,
-            } => match clock {
-                Some(c) if c.stones > 0 => c.seconds / c.stones as f64,
-                Some(c) => c.seconds / moves_left + period_time / stones.max(1) as f64,
-                None if main > 0.0 => main / moves_left + period_time / stones.max(1) as f64,
-                None => period_time / stones.max(1) as f64,
-            },
+            } => {
+                let per_stone = period_time / stones.max(1) as f64;
+                match clock {
+                    Some(c) if c.stones > 0 => {
+                        let t = c.seconds / c.stones as f64;
+                        // Extend only into what the remaining stones can spare.
+                        let spare = c.seconds - (c.stones as f64 - 1.0) * 0.8 * t;
+                        (t, spare.min(1.5 * t).max(t))
+                    }
+                    _ => {
+                        let left = clock.map_or(main, |c| c.seconds);
+                        let share = left / moves_left * phase;
+                        let t = share + per_stone;
+                        (t, (share * 2.5).min(left / 8.0).max(share) + per_stone)
+                    }
+                }
+            }
             TimeControl::Byoyomi {
                 main, period_time, ..
             } => match clock {
-                Some(c) if c.stones > 0 => c.seconds.min(period_time),
-                Some(c) => c.seconds / moves_left + period_time,
-                None => main / moves_left + period_time,
+                Some(c) if c.stones > 0 => {
+                    let t = c.seconds.min(period_time);
+                    (t, t)
+                }
+                _ => {
+                    let left = clock.map_or(main, |c| c.seconds);
+                    let share = left / moves_left * phase;
+                    (
+                        share + period_time,
+                        (share * 2.5).min(left / 8.0).max(share) + period_time,
+                    )
+                }
             },
         };
-        let margin = self.settings.lag_margin.max(0.1 * seconds);
-        Duration::from_secs_f64((seconds - margin).max(0.05).min(seconds.max(0.05)))
+        let margin = self.settings.lag_margin.max(0.1 * max);
+        let cut = |s: f64| Duration::from_secs_f64((s - margin).max(0.05).min(s.max(0.05)));
+        Budget {
+            target: cut(target),
+            max: cut(max),
+        }
+    }
+
+    /// How the search's choice `mv` is adjusted at the end of the game (rules that remove
+    /// dead stones, outside cleanup), by the area count with the dead stones judged:
+    /// - the opponent has just passed and that count wins: pass;
+    /// - `mv` lies inside an area already settled (an empty region that, the judged dead
+    ///   stones taken off, only one colour reaches): a move outside settled areas that the
+    ///   search rates nearly as well instead; else pass if the count wins (and the search
+    ///   agrees the game is won), or if the opponent has passed (no stones thrown into a
+    ///   settled area for nothing, the opponent's or one's own).
+    ///
+    /// Under cleanup, or rules that count every stone alive: no pass while a stone the
+    /// judgement calls dead stands for the opponent.
+    fn game_end_manners(&self, color: Color, mv: Move, a: &Analysis, cleanup: bool) -> Move {
+        let board = self.game.board();
+        let opponent = color.opponent();
+        let legal = |m: Move| self.game.check(color, m).is_ok();
+        if cleanup || !self.game.rules().remove_dead {
+            if mv == Move::Pass
+                && self
+                    .judge_dead()
+                    .iter()
+                    .any(|&p| board.get(p) == Some(opponent))
+            {
+                if let Some(c) = a
+                    .candidates
+                    .iter()
+                    .find(|c| c.mv != Move::Pass && legal(c.mv))
+                {
+                    return c.mv;
+                }
+            }
+            return mv;
+        }
+        let opponent_passed = matches!(
+            self.game.moves().last(),
+            Some(&(c, Move::Pass)) if c == opponent
+        );
+        // Cheap first look: a point whose region (no stone taken off) both colours reach
+        // is not settled, and judging the dead stones can wait.
+        let reach_of = |dead: &[Point], m: Move| -> u8 {
+            match m {
+                Move::Place(p) => crate::score::regions(board, dead).0[p.index()],
+                Move::Pass => 0,
+            }
+        };
+        if !opponent_passed && !matches!(reach_of(&[], mv), 1 | 2) {
+            return mv;
+        }
+        let dead = self.dead_stones();
+        let wins = self.game.score(&dead).winner() == Some(color);
+        if opponent_passed && wins {
+            return Move::Pass;
+        }
+        let (reach, _) = crate::score::regions(board, &dead);
+        let settled = |m: Move| match m {
+            Move::Place(p) => matches!(reach[p.index()], 1 | 2),
+            Move::Pass => false,
+        };
+        if !settled(mv) {
+            return mv;
+        }
+        let Some(best) = a.candidates.first() else {
+            return mv;
+        };
+        if let Some(c) = a.candidates.iter().find(|c| {
+            c.mv != Move::Pass
+                && !settled(c.mv)
+                && c.visits * 10 >= best.visits
+                && c.winrate >= best.winrate - 0.03
+                && legal(c.mv)
+        }) {
+            return c.mv;
+        }
+        if (wins && best.winrate >= 0.7) || opponent_passed {
+            return Move::Pass;
+        }
+        mv
+    }
+
+    /// [`Engine::genmove_until`] for `kgs-genmove_cleanup`: plays on until every stone
+    /// judged dead is captured.
+    pub fn genmove_cleanup_until(
+        &mut self,
+        color: Color,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Genmove {
+        let m = self.generate_with(color, stop, true);
+        self.play_generated(color, m)
     }
 
     /// Generates a move for `color` and plays it.
@@ -315,6 +480,11 @@ impl Engine {
     /// [`Engine::genmove`], stopping early when `stop` answers true.
     pub fn genmove_until(&mut self, color: Color, stop: &(dyn Fn() -> bool + Sync)) -> Genmove {
         let m = self.generate_until(color, stop);
+        self.play_generated(color, m)
+    }
+
+    /// Plays a generated move (a resignation plays nothing).
+    fn play_generated(&mut self, color: Color, m: Genmove) -> Genmove {
         let mv = match m {
             Genmove::Place(p) => Move::Place(p),
             Genmove::Pass => Move::Pass,
@@ -355,6 +525,11 @@ impl Engine {
         if !self.game.rules().remove_dead {
             return Vec::new();
         }
+        self.judge_dead()
+    }
+
+    /// The stones judged dead, whatever the rules do with them.
+    fn judge_dead(&self) -> Vec<Point> {
         let board = self.game.board();
         if board.stone_count(Color::Black) + board.stone_count(Color::White) == 0 {
             return Vec::new();

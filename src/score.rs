@@ -65,22 +65,58 @@ impl Score {
 
     /// The result in the rules' own words, e.g. "Black wins by 3/4 stone".
     pub fn in_stones(&self) -> String {
-        let d = self.black_stones() - self.black_target();
-        let who = if d > 0.0 { "Black" } else { "White" };
-        if d == 0.0 {
-            return "Draw".to_string();
-        }
-        let quarters = (d.abs() * 4.0).round() as i64;
-        let (whole, frac) = (quarters / 4, quarters % 4);
-        let frac_text = ["", "1/4", "1/2", "3/4"][frac as usize];
-        let amount = match (whole, frac) {
-            (w, 0) => format!("{w}"),
-            (0, _) => frac_text.to_string(),
-            (w, _) => format!("{w} {frac_text}"),
-        };
-        let unit = if quarters <= 4 { "stone" } else { "stones" };
-        format!("{who} wins by {amount} {unit}")
+        stones_words(self.black_stones() - self.black_target())
     }
+}
+
+/// Black's lead of `d` stones in words: "Black wins by 3/4 stone", "Draw".
+fn stones_words(d: f64) -> String {
+    let who = if d > 0.0 { "Black" } else { "White" };
+    if d == 0.0 {
+        return "Draw".to_string();
+    }
+    let quarters = (d.abs() * 4.0).round() as i64;
+    let (whole, frac) = (quarters / 4, quarters % 4);
+    let frac_text = ["", "1/4", "1/2", "3/4"][frac as usize];
+    let amount = match (whole, frac) {
+        (w, 0) => format!("{w}"),
+        (0, _) => frac_text.to_string(),
+        (w, _) => format!("{w} {frac_text}"),
+    };
+    let unit = if quarters <= 4 { "stone" } else { "stones" };
+    format!("{who} wins by {amount} {unit}")
+}
+
+/// A result in the SGF / GTP form (`B+3.5`, `W+R`, `B+T`, `0`) in the rules' own words:
+/// a margin of m points is m/2 stones (Black's stones less half the board and half the
+/// komi and compensation), so `B+1.5` is "Black wins by 3/4 stone". `None` for a form it
+/// does not know.
+pub fn result_in_words(result: &str) -> Option<String> {
+    let r = result.trim();
+    if r == "0" || r.eq_ignore_ascii_case("draw") {
+        return Some("Draw".to_string());
+    }
+    let (who, rest) = r.split_once('+')?;
+    let winner = match who {
+        "B" | "b" => "Black",
+        "W" | "w" => "White",
+        _ => return None,
+    };
+    let how = match rest {
+        "R" | "Resign" => "by resignation",
+        "T" | "Time" => "on time",
+        "F" | "Forfeit" => "by forfeit",
+        "" => return Some(format!("{winner} wins")),
+        n => {
+            let m: f64 = n.parse().ok().filter(|m: &f64| m.is_finite() && *m > 0.0)?;
+            return Some(stones_words(if winner == "Black" {
+                m / 2.0
+            } else {
+                -m / 2.0
+            }));
+        }
+    };
+    Some(format!("{winner} wins {how}"))
 }
 
 /// The empty regions of `board` once the stones on `dead` points are taken off: for
@@ -192,6 +228,10 @@ mod tests {
         };
         assert_eq!(s.result_string(), "W+8.5");
         assert_eq!(s.in_stones(), "White wins by 4 1/4 stones");
+        assert_eq!(
+            result_in_words(&s.result_string()).as_deref(),
+            Some("White wins by 4 1/4 stones")
+        );
     }
 
     #[test]
@@ -202,5 +242,19 @@ mod tests {
         assert_eq!(s.result_string(), "W+7.5");
         let s = area(&b, &[], 0.0, 0.0);
         assert_eq!(s.result_string(), "0");
+    }
+
+    #[test]
+    fn results_in_words() {
+        let w = |r: &str| result_in_words(r);
+        assert_eq!(w("B+1.5").as_deref(), Some("Black wins by 3/4 stone"));
+        assert_eq!(w("B+0.5").as_deref(), Some("Black wins by 1/4 stone"));
+        assert_eq!(w("W+2").as_deref(), Some("White wins by 1 stone"));
+        assert_eq!(w("W+8.5").as_deref(), Some("White wins by 4 1/4 stones"));
+        assert_eq!(w("W+R").as_deref(), Some("White wins by resignation"));
+        assert_eq!(w("B+T").as_deref(), Some("Black wins on time"));
+        assert_eq!(w("0").as_deref(), Some("Draw"));
+        assert_eq!(w("Void"), None);
+        assert_eq!(w("B+x"), None);
     }
 }

@@ -78,9 +78,10 @@ pub fn run(args: &SelfplayArgs) -> anyhow::Result<String> {
     let result = result.unwrap_or_else(|| engine.final_score().result_string());
     let total: f64 = times.iter().sum();
     let longest = times.iter().cloned().fold(0.0, f64::max);
+    let words = crate::score::result_in_words(&result).unwrap_or_else(|| result.clone());
     let _ = writeln!(
         err,
-        "result {result} after {} moves, {:.1} s (mean move {:.3} s, longest {longest:.3} s)",
+        "result {result} ({words}) after {} moves, {:.1} s (mean move {:.3} s, longest {longest:.3} s)",
         engine.game.moves().len(),
         start.elapsed().as_secs_f64(),
         total / times.len().max(1) as f64
@@ -94,6 +95,13 @@ pub fn run(args: &SelfplayArgs) -> anyhow::Result<String> {
     ];
     for (node, t) in rec.nodes.iter_mut().skip(1).zip(&times) {
         node.extra.push(("C".into(), format!("{t:.3} s")));
+    }
+    if let Some(last) = rec.nodes.last_mut() {
+        // The result where a person reads it: the last node's comment.
+        match last.extra.iter_mut().find(|(k, _)| k == "C") {
+            Some((_, c)) => *c = format!("{c}\n{words}"),
+            None => last.extra.push(("C".into(), words.clone())),
+        }
     }
     let text = sgf::write_record(&rec) + "\n";
     match &args.sgf {

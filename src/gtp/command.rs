@@ -99,6 +99,9 @@ pub enum Command {
     Play(Color, GtpMove),
     Genmove(Color),
     RegGenmove(Color),
+    /// KGS's `kgs-genmove_cleanup`: a move that does not pass while a dead opponent stone
+    /// stands (for servers that score Tromp-Taylor after a dispute).
+    KgsGenmoveCleanup(Color),
     Undo,
     /// `gg-undo [n]`: take back `n` moves (the executor picks the default for `None`).
     GgUndo(Option<u32>),
@@ -118,6 +121,9 @@ pub enum Command {
     },
     KgsTimeSettings(KgsTime),
     FinalScore,
+    /// `tengen-final_score_stones`: `final_score` in the rules' own words ("Black wins by
+    /// 3/4 stone").
+    FinalScoreStones,
     FinalStatusList(Status),
     Loadsgf {
         file: String,
@@ -152,6 +158,7 @@ impl Command {
             Command::Play(..) => "play",
             Command::Genmove(_) => "genmove",
             Command::RegGenmove(_) => "reg_genmove",
+            Command::KgsGenmoveCleanup(_) => "kgs-genmove_cleanup",
             Command::Undo => "undo",
             Command::GgUndo(_) => "gg-undo",
             Command::FixedHandicap(_) => "fixed_handicap",
@@ -161,6 +168,7 @@ impl Command {
             Command::TimeLeft { .. } => "time_left",
             Command::KgsTimeSettings(_) => "kgs-time_settings",
             Command::FinalScore => "final_score",
+            Command::FinalScoreStones => "tengen-final_score_stones",
             Command::FinalStatusList(_) => "final_status_list",
             Command::Loadsgf { .. } => "loadsgf",
             Command::Printsgf(_) => "printsgf",
@@ -192,6 +200,7 @@ impl fmt::Display for Command {
             }
             Command::Genmove(c)
             | Command::RegGenmove(c)
+            | Command::KgsGenmoveCleanup(c)
             | Command::AllLegal(c)
             | Command::ListStones(c)
             | Command::Captures(c) => write!(f, " {}", color_name(*c)),
@@ -227,6 +236,7 @@ impl fmt::Display for Command {
             | Command::Undo
             | Command::GgUndo(None)
             | Command::FinalScore
+            | Command::FinalScoreStones
             | Command::Printsgf(None)
             | Command::Showboard
             | Command::Cputime
@@ -413,6 +423,11 @@ pub static COMMANDS: &[CommandSpec] = &[
         example: "reg_genmove b",
     },
     CommandSpec {
+        name: "kgs-genmove_cleanup",
+        parse: |a| args(a, color).map(Command::KgsGenmoveCleanup),
+        example: "kgs-genmove_cleanup b",
+    },
+    CommandSpec {
         name: "undo",
         parse: |a| no_args(a, Command::Undo),
         example: "undo",
@@ -468,6 +483,11 @@ pub static COMMANDS: &[CommandSpec] = &[
         name: "final_score",
         parse: |a| no_args(a, Command::FinalScore),
         example: "final_score",
+    },
+    CommandSpec {
+        name: "tengen-final_score_stones",
+        parse: |a| no_args(a, Command::FinalScoreStones),
+        example: "tengen-final_score_stones",
     },
     CommandSpec {
         name: "final_status_list",

@@ -154,6 +154,9 @@ impl Executor for Engine {
             Command::Genmove(color) => {
                 Ok(genmove_text(self.genmove_until(color, &|| ctx.interrupted())).into())
             }
+            Command::KgsGenmoveCleanup(color) => {
+                Ok(genmove_text(self.genmove_cleanup_until(color, &|| ctx.interrupted())).into())
+            }
             Command::RegGenmove(color) => {
                 Ok(genmove_text(self.generate_until(color, &|| ctx.interrupted())).into())
             }
@@ -248,6 +251,7 @@ impl Executor for Engine {
                 Ok(Reply::empty())
             }
             Command::FinalScore => Ok(self.final_score().result_string().into()),
+            Command::FinalScoreStones => Ok(self.final_score().in_stones().into()),
             Command::FinalStatusList(status) => Ok(status_list(self, status).into()),
             Command::Loadsgf { file, move_number } => {
                 let bytes = std::fs::read(&file).map_err(|e| {

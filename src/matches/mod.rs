@@ -777,6 +777,16 @@ fn game_sgf(
             node.extra.push(("C".into(), format!("{s:.2} s")));
         }
     }
+    if let (Some(words), Some(last)) = (
+        crate::score::result_in_words(&r.result),
+        rec.nodes.last_mut(),
+    ) {
+        // The result where a person reads it: the last node's comment.
+        match last.extra.iter_mut().find(|(k, _)| k == "C") {
+            Some((_, c)) => *c = format!("{c}\n{words}"),
+            None => last.extra.push(("C".into(), words)),
+        }
+    }
     sgf::write_record(&rec) + "\n"
 }
 
@@ -1107,13 +1117,21 @@ pub fn run(args: MatchArgs) -> anyhow::Result<(Summary, String)> {
         fs::write(&sgf_path, &played.sgf).with_context(|| format!("{}", sgf_path.display()))?;
         writeln!(tsv, "{}", r.tsv())?;
         tsv.flush()?;
+        let words = crate::score::result_in_words(&r.result).unwrap_or_default();
+        let black = &r.names[r.black.index()];
+        let white = &r.names[r.black.other().index()];
         if r.reason != Reason::Score && r.reason != Reason::Resign {
             bar.println(format!(
-                "game {}: {} ({}), see {}",
+                "game {}: {black} (B) - {white} (W) {} ({words}; {}), see {}",
                 r.game,
                 r.result,
                 r.reason.word(),
                 sgf_path.display()
+            ));
+        } else {
+            bar.println(format!(
+                "game {}: {black} (B) - {white} (W) {} ({words})",
+                r.game, r.result
             ));
         }
         finished.push(played.result);

@@ -8,8 +8,10 @@
 //!   equivalent experience (see [`prior`]).
 //! - Expansion: a leaf gets its children (every legal non-eye point and the pass) once it
 //!   has been visited `expand_visits` times, the root at once.
-//! - Two passes in a row in the tree end the game there: the leaf is counted exactly
-//!   (area, every stone alive) instead of played out.
+//! - Two passes in a row in the tree end the game there. Under rules that count every
+//!   stone alive (Tromp-Taylor) the leaf is counted exactly; under rules that remove dead
+//!   stones first (Chinese) it is played out, so that the playout judges (captures) the
+//!   dead stones the count would remove.
 //! - Superko is checked at the root only (a root child that would repeat a position is
 //!   pruned); inside the tree and the playouts the board's simple ko rule applies.
 //! - Tree reuse: a search from a position that follows the last one by the moves played
@@ -75,7 +77,12 @@ impl Default for SearchConfig {
 /// answers true (checked every few playouts).
 pub struct Limits<'a> {
     pub playouts: Option<u64>,
+    /// The time the search means to take.
     pub time: Option<Duration>,
+    /// The time it may take when the choice is still open at `time`: the best two moves
+    /// close in visits, or the best move changed late. At most this long in any case
+    /// (`None`: `time` is a hard limit).
+    pub max_time: Option<Duration>,
     /// Stop early when the most visited move can no longer be overtaken in the time left.
     pub early_stop: bool,
     pub stop: &'a (dyn Fn() -> bool + Sync),
@@ -86,6 +93,7 @@ impl Limits<'_> {
         Limits {
             playouts: Some(n),
             time: None,
+            max_time: None,
             early_stop: false,
             stop: &|| false,
         }
@@ -253,8 +261,11 @@ impl Search {
             root_passes,
             root_last: last,
             komi,
+            exact_end: !game.rules().remove_dead,
             playouts: AtomicU64::new(0),
             done: AtomicBool::new(false),
+            best: AtomicU64::new(0),
+            best_changed_us: AtomicU64::new(0),
         };
         let threads = self.config.threads.max(1);
         let seed = self.config.seed ^ root_board.hash().rotate_left(17) ^ game.moves().len() as u64;
@@ -296,8 +307,14 @@ struct Shared<'a> {
     root_passes: u8,
     root_last: Option<Point>,
     komi: f64,
+    /// Whether a two-pass end is counted with every stone alive (else played out).
+    exact_end: bool,
     playouts: AtomicU64,
     done: AtomicBool,
+    /// The most visited root child (its node id + 1; 0: none yet) as last seen by
+    /// [`should_stop`], and when it last changed (microseconds into the search).
+    best: AtomicU64,
+    best_changed_us: AtomicU64,
 }
 
 /// One worker's scratch state.
@@ -354,22 +371,37 @@ fn should_stop(shared: &Shared, limits: &Limits, start: Instant) -> bool {
         return false;
     };
     let elapsed = start.elapsed();
-    if elapsed >= budget {
+    let hard = limits.max_time.unwrap_or(budget).max(budget);
+    if elapsed >= hard {
         return true;
+    }
+    let tree = shared.tree;
+    let (mut best, mut second, mut best_id) = (0u32, 0u32, 0u64);
+    for c in tree.node(ROOT).children() {
+        let v = tree.node(c).visits.load(Relaxed);
+        if v > best {
+            second = best;
+            best = v;
+            best_id = c as u64 + 1;
+        } else if v > second {
+            second = v;
+        }
+    }
+    if shared.best.swap(best_id, Relaxed) != best_id {
+        shared
+            .best_changed_us
+            .store(elapsed.as_micros() as u64, Relaxed);
+    }
+    if elapsed >= budget {
+        // Think on while the choice is open: the runner-up close behind, or the best
+        // move new in the last quarter of the planned time.
+        let close = second as f64 >= 0.8 * best as f64;
+        let changed_late =
+            shared.best_changed_us.load(Relaxed) as f64 >= 0.75 * budget.as_micros() as f64;
+        return !(close || changed_late);
     }
     if limits.early_stop && elapsed > budget / 4 {
         // The most visited move cannot be overtaken at the current rate.
-        let tree = shared.tree;
-        let (mut best, mut second) = (0u32, 0u32);
-        for c in tree.node(ROOT).children() {
-            let v = tree.node(c).visits.load(Relaxed);
-            if v > best {
-                second = best;
-                best = v;
-            } else if v > second {
-                second = v;
-            }
-        }
         let done = shared.playouts.load(Relaxed) as f64;
         let rate = done / elapsed.as_secs_f64().max(1e-3);
         let left = rate * (budget - elapsed).as_secs_f64();
@@ -400,7 +432,11 @@ fn simulate(shared: &Shared, w: &mut Worker) {
         let visits = n.visits.fetch_add(1, Relaxed) + 1;
         w.path.push((node, mover));
         if passes >= 2 {
-            score = crate::score::area_difference(&w.board) * 2;
+            score = if shared.exact_end {
+                crate::score::area_difference(&w.board) * 2
+            } else {
+                run_playout(w, cfg.policy, color, None) * 2
+            };
             break;
         }
         if !n.is_expanded() {

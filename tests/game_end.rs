@@ -1,0 +1,154 @@
+//! How the game ends: passing when the count wins, not filling settled areas, and
+//! `kgs-genmove_cleanup` (and Tromp-Taylor) capturing dead stones before passing. Fixed
+//! seeds and playout counts.
+
+use tengen::engine::{Engine, Genmove, Settings};
+use tengen::{Color, Move, Point, Rules};
+
+/// An engine with the position of a diagram (top row first; `X` Black, `O` White), the
+/// moves `then` played after it.
+fn engine(rules: Rules, rows: &[&str], to_move: Color, then: &[(Color, Move)]) -> Engine {
+    let size = rows.len();
+    let settings = Settings {
+        seed: 5,
+        threads: 1,
+        playouts: Some(1500),
+        max_memory_mib: 32,
+        ..Settings::default()
+    };
+    let mut e = Engine::new(rules, settings);
+    e.game.resize(size);
+    let mut stones = Vec::new();
+    for (r, line) in rows.iter().enumerate() {
+        for (col, ch) in line.split_whitespace().enumerate() {
+            let p = Point::from_coord(col, size - 1 - r);
+            match ch {
+                "X" => stones.push((Color::Black, p)),
+                "O" => stones.push((Color::White, p)),
+                _ => {}
+            }
+        }
+    }
+    e.game.set_position(&stones, to_move);
+    for &(c, m) in then {
+        e.game.play(c, m).unwrap();
+    }
+    e
+}
+
+/// Two walls: Black owns columns A-E (45 points), White F-J (36). Black wins by 8.5 at
+/// komi 0.5.
+const WALLS: [&str; 9] = [
+    ". . . . X O . . .",
+    ". . . . X O . . .",
+    ". . . . X O . . .",
+    ". . . . X O . . .",
+    ". . . . X O . . .",
+    ". . . . X O . . .",
+    ". . . . X O . . .",
+    ". . . . X O . . .",
+    ". . . . X O . . .",
+];
+
+/// WALLS with a dead white stone at A1, in a corner Black has closed.
+const WALLS_DEAD: [&str; 9] = [
+    ". . . . X O . . .",
+    ". . . . X O . . .",
+    ". . . . X O . . .",
+    ". . . . X O . . .",
+    ". . . . X O . . .",
+    ". . . . X O . . .",
+    "X X X . X O . . .",
+    ". . X . X O . . .",
+    "O . X . X O . . .",
+];
+
+fn rules(komi: f64) -> Rules {
+    Rules {
+        komi,
+        ..Rules::chinese()
+    }
+}
+
+#[test]
+fn answers_a_pass_with_a_pass_when_the_count_wins() {
+    for rows in [WALLS, WALLS_DEAD] {
+        let mut e = engine(
+            rules(0.5),
+            &rows,
+            Color::White,
+            &[(Color::White, Move::Pass)],
+        );
+        assert_eq!(e.genmove(Color::Black), Genmove::Pass);
+        assert!(e.game.is_over());
+        assert_eq!(e.final_score().result_string(), "B+8.5");
+    }
+}
+
+#[test]
+fn losing_side_does_not_throw_stones_into_settled_areas_after_a_pass() {
+    let mut e = engine(
+        rules(0.5),
+        &WALLS,
+        Color::Black,
+        &[(Color::Black, Move::Pass)],
+    );
+    let m = e.genmove(Color::White);
+    assert!(matches!(m, Genmove::Pass | Genmove::Resign), "{m:?}");
+}
+
+#[test]
+fn does_not_fill_its_own_area_when_the_game_is_won() {
+    // White has just played (no pass): Black's only moves are inside settled areas.
+    let h1 = Move::Place(Point::from_coord(7, 0));
+    let mut e = engine(rules(0.5), &WALLS, Color::White, &[(Color::White, h1)]);
+    assert_eq!(e.genmove(Color::Black), Genmove::Pass);
+}
+
+#[test]
+fn cleanup_captures_dead_stones_before_passing() {
+    let mut e = engine(
+        rules(0.5),
+        &WALLS_DEAD,
+        Color::White,
+        &[(Color::White, Move::Pass)],
+    );
+    let a1 = Point::from_coord(0, 0);
+    for _ in 0..12 {
+        if e.game.board().get(a1).is_none() {
+            break;
+        }
+        let m = e.genmove_cleanup_until(Color::Black, &|| false);
+        assert_ne!(m, Genmove::Pass, "passed with the dead stone on the board");
+        assert_ne!(m, Genmove::Resign);
+        e.game.play(Color::White, Move::Pass).unwrap();
+    }
+    assert_eq!(
+        e.game.board().get(a1),
+        None,
+        "the dead stone was not captured"
+    );
+}
+
+#[test]
+fn tromp_taylor_captures_dead_stones_before_passing() {
+    let tt = Rules {
+        komi: 0.5,
+        ..Rules::tromp_taylor()
+    };
+    let mut e = engine(tt, &WALLS_DEAD, Color::White, &[(Color::White, Move::Pass)]);
+    let a1 = Point::from_coord(0, 0);
+    for _ in 0..12 {
+        if e.game.board().get(a1).is_none() {
+            break;
+        }
+        let m = e.genmove(Color::Black);
+        assert_ne!(m, Genmove::Pass, "passed with the dead stone on the board");
+        e.game.play(Color::White, Move::Pass).unwrap();
+    }
+    assert_eq!(
+        e.game.board().get(a1),
+        None,
+        "the dead stone was not captured"
+    );
+}
