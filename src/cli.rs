@@ -45,6 +45,10 @@ pub struct SearchArgs {
     /// Resign when the win rate stays below this for 3 moves in a row (0: never).
     #[arg(long, default_value_t = 0.1)]
     pub resign: f64,
+    /// Think on the opponent's time (after each genmove, until the next command
+    /// arrives), keeping the tree for the move that comes.
+    #[arg(long)]
+    pub ponder: bool,
     /// Seconds kept back from each move's time for lag.
     #[arg(long, default_value_t = 0.2)]
     pub lag_margin: f64,
@@ -72,6 +76,7 @@ impl SearchArgs {
         settings.max_memory_mib = self.max_memory.max(1);
         settings.resign = self.resign;
         settings.lag_margin = self.lag_margin.max(0.0);
+        settings.ponder = self.ponder;
         settings.search.policy = self.policy;
         if let Some(v) = self.expand_visits {
             settings.search.expand_visits = v.max(1);

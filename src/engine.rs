@@ -103,6 +103,8 @@ pub struct Settings {
     pub resign: f64,
     /// Seconds kept back from every move's budget for process and pipe lag.
     pub lag_margin: f64,
+    /// Think on the opponent's time after a generated move.
+    pub ponder: bool,
     /// The search's other constants (threads, memory and seed are set from the fields
     /// above).
     pub search: SearchConfig,
@@ -119,6 +121,7 @@ impl Default for Settings {
             max_memory_mib: 512,
             resign: 0.1,
             lag_margin: 0.2,
+            ponder: false,
             search: SearchConfig::default(),
         }
     }
@@ -190,6 +193,9 @@ pub struct Engine {
     player: Box<dyn Player>,
     /// Consecutive own moves (per colour) with a win rate below the resign threshold.
     low_winrate: [u32; 2],
+    /// The position (its number of moves) after the last generated and played move: the
+    /// one to ponder on, while the game has not moved on.
+    ponder_at: Option<usize>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -219,6 +225,7 @@ impl Engine {
             clocks: [None; 2],
             player,
             low_winrate: [0; 2],
+            ponder_at: None,
         }
     }
 
@@ -274,9 +281,10 @@ impl Engine {
         if let Some(a) = &analysis {
             crate::log!(
                 2,
-                "search: {} playouts in {:.2} s, win rate {:.3}, {} nodes",
+                "search: {} playouts in {:.2} s ({} root visits), win rate {:.3}, {} nodes",
                 a.playouts,
                 a.seconds,
+                a.root_visits,
                 a.winrate,
                 a.tree_nodes
             );
@@ -483,6 +491,39 @@ impl Engine {
         self.play_generated(color, m)
     }
 
+    /// Thinks about the position for the player to move, until `stop` answers true, when
+    /// pondering is on and the last command played a generated move here (the tree is
+    /// kept, so the opponent's move finds its subtree searched). Returns at once
+    /// otherwise.
+    pub fn ponder(&mut self, stop: &(dyn Fn() -> bool + Sync)) {
+        let at = self.ponder_at.take();
+        if !self.settings.ponder
+            || self.settings.player != PlayerKind::Mcts
+            || at != Some(self.game.moves().len())
+            || self.game.is_over()
+        {
+            return;
+        }
+        let limits = Limits {
+            playouts: None,
+            time: None,
+            max_time: None,
+            early_stop: false,
+            stop,
+        };
+        let color = self.game.to_move();
+        let (_, a) = self.player.choose(&self.game, color, &limits);
+        if let Some(a) = a {
+            crate::log!(
+                2,
+                "ponder: {} playouts in {:.2} s, {} root visits",
+                a.playouts,
+                a.seconds,
+                a.root_visits
+            );
+        }
+    }
+
     /// Plays a generated move (a resignation plays nothing).
     fn play_generated(&mut self, color: Color, m: Genmove) -> Genmove {
         let mv = match m {
@@ -495,6 +536,7 @@ impl Engine {
             let _ = self.game.play(color, Move::Pass);
             return Genmove::Pass;
         }
+        self.ponder_at = Some(self.game.moves().len());
         m
     }
 

@@ -114,6 +114,10 @@ fn status_list(engine: &Engine, status: Status) -> String {
 }
 
 impl Executor for Engine {
+    fn idle(&mut self, ctx: &Context) {
+        self.ponder(&|| ctx.idle_over());
+    }
+
     fn execute(&mut self, command: Command, ctx: &Context) -> Result<Reply, GtpError> {
         let size = self.game.size();
         match command {

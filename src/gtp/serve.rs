@@ -74,6 +74,14 @@ pub trait Executor {
     /// Runs one command. `ctx` tells a long command (`genmove`) whether it should stop
     /// early. A panic is caught and answered `? internal error`, but should not happen.
     fn execute(&mut self, command: Command, ctx: &Context) -> Result<Reply, GtpError>;
+
+    /// Called after a response is sent while no input waits: the time to think on the
+    /// opponent's clock (pondering). Must return soon after `ctx.idle_over()` turns
+    /// true (another line arrived, `# interrupt`, or the input ended). Does nothing by
+    /// default.
+    fn idle(&mut self, ctx: &Context) {
+        let _ = ctx;
+    }
 }
 
 /// State shared by the reader thread and every [`Context`].
@@ -120,6 +128,13 @@ impl Context {
     /// True when the input has ended: no more commands will come.
     pub fn input_closed(&self) -> bool {
         self.shared.closed.load(Ordering::Acquire)
+    }
+
+    /// True when a command that runs while nothing else is asked (pondering, see
+    /// [`Executor::idle`]) should stop: a line has arrived, an interrupt, or the end of
+    /// input.
+    pub fn idle_over(&self) -> bool {
+        self.input_pending() || self.interrupted() || self.input_closed()
     }
 
     /// Marks this command interrupted, as `# interrupt` would (for tests, or a time
@@ -354,7 +369,14 @@ fn main_loop<E: Executor + ?Sized, W: Write>(
                     Ok(command) => run_command(exec, command, &ctx),
                     Err(err) => (Err(err.into()), false),
                 };
-                (format_response(parsed.id.as_deref(), &result), quit)
+                let response = format_response(parsed.id.as_deref(), &result);
+                if !send(output, &response)? || quit {
+                    break;
+                }
+                if !ctx.idle_over() {
+                    let _ = panic::catch_unwind(AssertUnwindSafe(|| exec.idle(&ctx)));
+                }
+                continue;
             }
         };
         if !send(output, &response)? || quit {

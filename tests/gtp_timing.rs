@@ -1,0 +1,161 @@
+//! Timing manners over real pipes: a pondering engine answers the next command at once
+//! and keeps what it thought; `# interrupt` stops a long `genmove`.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+struct Gtp {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    stderr: Receiver<String>,
+}
+
+impl Gtp {
+    fn start(args: &[&str]) -> Gtp {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start tengen");
+        let stdin = child.stdin.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        let out = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for l in BufReader::new(out).lines() {
+                let Ok(l) = l else { break };
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        let (etx, stderr) = mpsc::channel();
+        let mut err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = err.read_to_string(&mut s);
+            let _ = etx.send(s);
+        });
+        Gtp {
+            child,
+            stdin,
+            lines,
+            stderr,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next response's text (after `= `), and how long it took to come.
+    fn answer(&mut self) -> (String, Duration) {
+        let t0 = Instant::now();
+        let first = self
+            .lines
+            .recv_timeout(Duration::from_secs(60))
+            .expect("a response");
+        let mut text = first.clone();
+        loop {
+            let l = self.lines.recv_timeout(Duration::from_secs(5)).unwrap();
+            if l.is_empty() {
+                break;
+            }
+            text.push('\n');
+            text.push_str(&l);
+        }
+        assert!(text.starts_with('='), "failure: {text}");
+        (text[1..].trim().to_string(), t0.elapsed())
+    }
+
+    fn ask(&mut self, line: &str) -> (String, Duration) {
+        self.send(line);
+        self.answer()
+    }
+
+    fn finish(mut self) -> String {
+        self.send("quit");
+        let _ = self.answer();
+        let _ = self.child.wait();
+        self.stderr
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_default()
+    }
+}
+
+/// Root visits from the search log lines (`... (N root visits) ...`), in order.
+fn root_visits(log: &str, prefix: &str) -> Vec<u64> {
+    log.lines()
+        .filter(|l| l.contains(prefix))
+        .filter_map(|l| {
+            let i = l.find(" root visits")?;
+            let head = &l[..i];
+            let start = head.rfind(|c: char| !c.is_ascii_digit())? + 1;
+            head[start..].parse().ok()
+        })
+        .collect()
+}
+
+#[test]
+fn pondering_answers_at_once_and_keeps_the_tree() {
+    let mut g = Gtp::start(&[
+        "--ponder",
+        "--threads",
+        "1",
+        "--playouts",
+        "2000",
+        "-v",
+        "2",
+    ]);
+    g.ask("boardsize 9");
+    g.ask("clear_board");
+    let (mv, _) = g.ask("genmove b");
+    let reply = if mv.eq_ignore_ascii_case("E5") {
+        "D5"
+    } else {
+        "E5"
+    };
+    std::thread::sleep(Duration::from_millis(700));
+    let (_, took) = g.ask(&format!("play w {reply}"));
+    assert!(
+        took < Duration::from_millis(200),
+        "play took {took:?} while pondering"
+    );
+    g.ask("genmove b");
+    let log = g.finish();
+    let ponder = root_visits(&log, "ponder:");
+    let search = root_visits(&log, "search:");
+    assert!(!ponder.is_empty(), "no pondering in the log:\n{log}");
+    // The second search (2000 playouts of its own) started from the pondered subtree of
+    // White's reply: without pondering, only that reply's share of the first search
+    // (a few hundred visits) would be kept.
+    assert!(search.len() >= 2, "{log}");
+    assert!(
+        search[1] >= 3000,
+        "second search's root visits {search:?}, pondered {ponder:?}"
+    );
+}
+
+#[test]
+fn interrupt_stops_a_long_genmove() {
+    let mut g = Gtp::start(&["--threads", "1"]);
+    g.ask("boardsize 9");
+    g.ask("time_settings 0 60 1");
+    g.send("genmove b");
+    std::thread::sleep(Duration::from_millis(500));
+    g.send("# interrupt");
+    let t0 = Instant::now();
+    let (mv, _) = g.answer();
+    let took = t0.elapsed();
+    assert!(!mv.is_empty());
+    assert!(
+        took < Duration::from_millis(200),
+        "answered {took:?} after the interrupt"
+    );
+    g.finish();
+}
