@@ -82,7 +82,7 @@ pub enum PlayerKind {
 pub struct Settings {
     /// Seed of every random choice; the same seed gives the same moves.
     pub seed: u64,
-    /// Playouts used to judge dead stones for counting.
+    /// Search playouts used to judge dead stones for counting.
     pub status_playouts: usize,
     pub player: PlayerKind,
     /// Playouts a move (instead of the clock).
@@ -634,4 +634,36 @@ pub fn free_handicap_points(size: usize, n: usize) -> Option<Vec<(usize, usize)>
         }
     }
     Some(pts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_share_liberties_and_near_zero_ownership_stays_alive() {
+        // Two black chains (B1, C2) sharing the liberties C1 and B2: one group. A white
+        // stone at E5.
+        let mut b = Board::new(9).unwrap();
+        let (b1, c2, e5) = (
+            Point::from_coord(1, 0),
+            Point::from_coord(2, 1),
+            Point::from_coord(4, 4),
+        );
+        b.place(Color::Black, b1);
+        b.place(Color::Black, c2);
+        b.place(Color::White, e5);
+        let mut own = vec![0f32; NUM_CELLS];
+        // The group's mean is (-0.9 - 0.1) / 2 = -0.5: dead together, though C2 alone
+        // would not be.
+        own[b1.index()] = -0.9;
+        own[c2.index()] = -0.1;
+        // Near 0 (a seki, say): stays.
+        own[e5.index()] = 0.1;
+        assert_eq!(dead_from_ownership(&b, &own, 0.4), vec![b1, c2]);
+        own[e5.index()] = 0.9;
+        let mut want = vec![b1, c2, e5];
+        want.sort_unstable();
+        assert_eq!(dead_from_ownership(&b, &own, 0.4), want);
+    }
 }
