@@ -437,7 +437,19 @@ impl Engine {
             early_stop: false,
             stop,
         };
-        let a = search.run_resumed(&self.game, self.game.to_move(), &limits);
+        // The search wins or loses by the change from the count as it stands (every stone
+        // alive): komi makes that count a draw. With the real komi a decided game gives
+        // one side nothing to play for, and its random moves wreck a seki; balanced, each
+        // side captures the other's dead stones and neither fills a seki's liberty.
+        let mut game = self.game.clone();
+        let as_is = crate::score::area_difference(game.board()) as f64;
+        let compensation = if game.rules().handicap_compensation {
+            game.handicap() as f64
+        } else {
+            0.0
+        };
+        game.set_komi(as_is - compensation);
+        let a = search.run_resumed(&game, game.to_move(), &limits);
         if a.playouts == 0 {
             // No search ran (nothing to choose between): the light playouts' view.
             return self

@@ -231,3 +231,27 @@ fn dead_stones_ignore_the_passes_that_ended_the_game() {
     want.sort_unstable();
     assert_eq!(engine.dead_stones(), want);
 }
+
+/// Seki on 4x4: Black (7 stones) and White (7 stones) share the liberties B3 and C2.
+const SEKI: [&str; 4] = ["X X X X", "X . X X", "O O . O", "O O O O"];
+
+#[test]
+fn seki_stones_stay_and_their_liberties_count_to_nobody() {
+    for seed in 1..=3 {
+        let settings = Settings {
+            threads: 1,
+            seed,
+            ..Settings::default()
+        };
+        let mut engine = Engine::new(Rules::chinese(), settings);
+        engine.game = position(&SEKI, Color::Black);
+        engine.game.set_komi(0.5);
+        assert_eq!(engine.dead_stones(), vec![], "seed {seed}");
+        let s = engine.final_score();
+        assert_eq!(
+            (s.black_area, s.white_area, s.neutral),
+            (7, 7, 2),
+            "seed {seed}"
+        );
+    }
+}

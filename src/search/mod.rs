@@ -14,6 +14,9 @@
 //!   pruned); inside the tree and the playouts the board's simple ko rule applies.
 //! - Tree reuse: a search from a position that follows the last one by the moves played
 //!   since keeps that subtree.
+//! - Ownership: every simulation's final owner of each point is summed in per-worker
+//!   arrays, merged when the workers are done ([`Analysis::ownership`]); the engine judges
+//!   dead stones from it.
 
 pub mod prior;
 pub mod select;
