@@ -41,7 +41,7 @@ fn interrupted(command: &str, wait: Duration) -> (String, Duration) {
     let setup = "boardsize 9\nclear_board\nplay b c3\nplay w d4\nplay b e5\nplay w c7\n\
                  play b g3\nplay w b2\n";
     stdin.write_all(setup.as_bytes()).expect("write");
-    for _ in 0..6 {
+    for _ in 0..setup.lines().count() {
         let r = rx
             .recv_timeout(Duration::from_secs(20))
             .expect("setup reply");
