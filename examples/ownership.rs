@@ -1,4 +1,6 @@
-//! Prints the playout ownership map of a position given as GTP play commands on stdin.
+//! Prints the ownership map of a position given as GTP commands on stdin: from light
+//! playouts, or with `search [N]` as the first argument from an N-playout search (the one
+//! that judges dead stones).
 use std::io::Read;
 use tengen::engine::{Engine, Settings};
 use tengen::gtp::{parse_command, Context, Executor};
@@ -11,11 +13,23 @@ fn main() {
             let _ = e.execute(c, &Context::new());
         }
     }
-    let own = e.ownership(1000);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let own: Vec<f64> = if args.first().map(String::as_str) == Some("search") {
+        let n = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1000);
+        e.search_ownership(n, &|| false)
+            .into_iter()
+            .map(f64::from)
+            .collect()
+    } else {
+        e.ownership(1000)
+    };
     let n = e.game.size();
     for row in (0..n).rev() {
         for col in 0..n {
-            print!("{:5.2}", own[tengen::Point::from_coord(col, row).index()]);
+            print!(
+                "{:3.0}",
+                own[tengen::Point::from_coord(col, row).index()] * 9.0
+            );
         }
         println!();
     }

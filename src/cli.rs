@@ -19,7 +19,7 @@ pub struct EngineArgs {
     /// Seed for every random choice: the same seed gives the same moves.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Playouts used to judge dead stones for final_score and final_status_list.
+    /// Search playouts used to judge dead stones for final_score and final_status_list.
     #[arg(long, default_value_t = 1000)]
     pub status_playouts: usize,
     #[command(flatten)]

@@ -165,3 +165,93 @@ fn tree_reuse_keeps_the_visits_of_the_move_played() {
     game.undo();
     assert_eq!(s.reusable_visits(&game, Color::Black), 0);
 }
+
+#[test]
+fn ownership_is_deterministic_with_one_thread_and_in_range() {
+    let game = position(&SEMEAI, Color::Black);
+    let a = search(5).run(&game, Color::Black, &Limits::playouts(500));
+    let b = search(5).run(&game, Color::Black, &Limits::playouts(500));
+    assert_eq!(a.ownership, b.ownership);
+    assert!(a.ownership.iter().all(|o| (-1.0..=1.0).contains(o)));
+    // The outer black wall is Black's at the end of nearly every simulation.
+    let c7 = Point::from_coord(2, 6);
+    assert!(a.ownership[c7.index()] > 0.8, "{}", a.ownership[c7.index()]);
+}
+
+/// A finished 9x9 game, the areas filled as under area counting: Black owns columns A-D,
+/// White F-J, E is dame. A white stone (A7) is dead in a square-four hole of Black's area,
+/// a black stone (J3) in one of White's.
+const FINISHED: [&str; 9] = [
+    ". X X X . O O O .",
+    "X X X X . O O O O",
+    "O . X X . O O O O",
+    ". . X X . O O O O",
+    ". X X X . O O O .",
+    "X X X X . O O O O",
+    "X X X X . O O . X",
+    "X X X X . O O . .",
+    ". X X X . O O O .",
+];
+
+#[test]
+fn dead_stones_come_from_the_search_and_count_for_the_owner() {
+    let settings = Settings {
+        threads: 1,
+        ..Settings::default()
+    };
+    let mut engine = Engine::new(Rules::chinese(), settings);
+    engine.game = position(&FINISHED, Color::White);
+    engine.game.set_komi(0.5);
+    let a7 = Point::from_coord(0, 6);
+    let j3 = Point::from_coord(8, 2);
+    let mut want = vec![a7, j3];
+    want.sort_unstable();
+    assert_eq!(engine.dead_stones(), want);
+    // 36 points each; the dame column E counts to nobody.
+    assert_eq!(engine.final_score().result_string(), "W+0.5");
+    assert_eq!(engine.final_score().neutral, 9);
+    // Interrupted at once: still an answer, and nothing cached from it.
+    assert!(engine.dead_stones_until(&|| true).len() <= 2);
+}
+
+#[test]
+fn dead_stones_ignore_the_passes_that_ended_the_game() {
+    let settings = Settings {
+        threads: 1,
+        ..Settings::default()
+    };
+    let mut engine = Engine::new(Rules::chinese(), settings);
+    let mut game = position(&FINISHED, Color::White);
+    game.play(Color::White, Move::Pass).unwrap();
+    game.play(Color::Black, Move::Pass).unwrap();
+    engine.game = game;
+    let a7 = Point::from_coord(0, 6);
+    let j3 = Point::from_coord(8, 2);
+    let mut want = vec![a7, j3];
+    want.sort_unstable();
+    assert_eq!(engine.dead_stones(), want);
+}
+
+/// Seki on 4x4: Black (7 stones) and White (7 stones) share the liberties B3 and C2.
+const SEKI: [&str; 4] = ["X X X X", "X . X X", "O O . O", "O O O O"];
+
+#[test]
+fn seki_stones_stay_and_their_liberties_count_to_nobody() {
+    for seed in 1..=3 {
+        let settings = Settings {
+            threads: 1,
+            seed,
+            ..Settings::default()
+        };
+        let mut engine = Engine::new(Rules::chinese(), settings);
+        engine.game = position(&SEKI, Color::Black);
+        engine.game.set_komi(0.5);
+        assert_eq!(engine.dead_stones(), vec![], "seed {seed}");
+        let s = engine.final_score();
+        assert_eq!(
+            (s.black_area, s.white_area, s.neutral),
+            (7, 7, 2),
+            "seed {seed}"
+        );
+    }
+}

@@ -75,9 +75,9 @@ fn cpu_seconds() -> f64 {
 /// the engine judges them; seki when alive with no liberty in its own area and every
 /// liberty in a small region (at most two points) shared with the opponent, as the shared
 /// liberties of a seki are; alive otherwise (an unsettled chain counts as alive).
-fn status_list(engine: &Engine, status: Status) -> String {
+fn status_list(engine: &Engine, status: Status, stop: &(dyn Fn() -> bool + Sync)) -> String {
     let board = engine.game.board();
-    let dead = engine.dead_stones();
+    let dead = engine.dead_stones_until(stop);
     let (owner, region_size) = crate::score::regions(board, &dead);
     let mut lines = Vec::new();
     let mut seen = vec![false; NUM_CELLS];
@@ -254,9 +254,19 @@ impl Executor for Engine {
                 });
                 Ok(Reply::empty())
             }
-            Command::FinalScore => Ok(self.final_score().result_string().into()),
-            Command::FinalScoreStones => Ok(self.final_score().in_stones().into()),
-            Command::FinalStatusList(status) => Ok(status_list(self, status).into()),
+            // Both stop judging dead stones on `# interrupt` and answer from the playouts
+            // run so far.
+            Command::FinalScore => Ok(self
+                .final_score_until(&|| ctx.interrupted())
+                .result_string()
+                .into()),
+            Command::FinalScoreStones => Ok(self
+                .final_score_until(&|| ctx.interrupted())
+                .in_stones()
+                .into()),
+            Command::FinalStatusList(status) => {
+                Ok(status_list(self, status, &|| ctx.interrupted()).into())
+            }
             Command::Loadsgf { file, move_number } => {
                 let bytes = std::fs::read(&file).map_err(|e| {
                     crate::log!(1, "loadsgf {file}: {e}");

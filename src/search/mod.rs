@@ -16,6 +16,9 @@
 //!   pruned); inside the tree and the playouts the board's simple ko rule applies.
 //! - Tree reuse: a search from a position that follows the last one by the moves played
 //!   since keeps that subtree.
+//! - Ownership: every simulation's final owner of each point is summed in per-worker
+//!   arrays, merged when the workers are done ([`Analysis::ownership`]); the engine judges
+//!   dead stones from it.
 
 pub mod prior;
 pub mod select;
@@ -133,6 +136,11 @@ pub struct Analysis {
     pub playouts: u64,
     pub seconds: f64,
     pub tree_nodes: usize,
+    /// Final ownership of every point over this search's own simulations, indexed by
+    /// point index: +1 always Black's area, -1 always White's, 0 neither or evenly split.
+    /// A simulation that ends by two passes in the tree counts the board as it stands
+    /// (area, every stone alive). All zeros when the search ran no simulation.
+    pub ownership: Vec<f32>,
 }
 
 impl Analysis {
@@ -223,6 +231,27 @@ impl Search {
 
     /// Searches the position of `game` for `color` within `limits`.
     pub fn run(&mut self, game: &Game, color: Color, limits: &Limits) -> Analysis {
+        let passes = game.consecutive_passes().min(2) as u8;
+        self.run_with_passes(game, color, limits, passes, !game.rules().remove_dead)
+    }
+
+    /// [`Search::run`] as if play resumed: the passes that end the game so far do not
+    /// count towards ending it in the tree, so a finished position is played on (dead
+    /// stones get captured) instead of counted as it stands; a two-pass end in the tree
+    /// is counted exactly whatever the rules (both sides saw nothing left to capture).
+    /// For judging dead stones.
+    pub fn run_resumed(&mut self, game: &Game, color: Color, limits: &Limits) -> Analysis {
+        self.run_with_passes(game, color, limits, 0, true)
+    }
+
+    fn run_with_passes(
+        &mut self,
+        game: &Game,
+        color: Color,
+        limits: &Limits,
+        root_passes: u8,
+        exact_end: bool,
+    ) -> Analysis {
         let start = Instant::now();
         self.take_tree(game, color);
         let capacity = Tree::capacity_for_bytes(self.config.max_memory);
@@ -232,7 +261,6 @@ impl Search {
         };
         let komi = total_komi(game);
         let root_board = game.board().clone();
-        let root_passes = game.consecutive_passes().min(2) as u8;
         let last = match game.moves().last() {
             Some(&(_, Move::Place(p))) => Some(p),
             _ => None,
@@ -261,7 +289,7 @@ impl Search {
             root_passes,
             root_last: last,
             komi,
-            exact_end: !game.rules().remove_dead,
+            exact_end,
             playouts: AtomicU64::new(0),
             done: AtomicBool::new(false),
             best: AtomicU64::new(0),
@@ -269,21 +297,40 @@ impl Search {
         };
         let threads = self.config.threads.max(1);
         let seed = self.config.seed ^ root_board.hash().rotate_left(17) ^ game.moves().len() as u64;
+        // Ownership sums (+1 Black, -1 White per simulation) and simulations counted.
+        let mut own = vec![0i32; NUM_CELLS];
+        let mut sims = 0u64;
         if choices <= 1 {
             // Nothing to choose between (only a pass, say): no need to think.
         } else if threads == 1 {
-            worker(&shared, limits, start, seed);
+            sims = worker(&shared, limits, start, seed, &mut own);
         } else {
-            std::thread::scope(|s| {
-                for t in 0..threads {
-                    let shared = &shared;
-                    let seed = seed.wrapping_add((t as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
-                    s.spawn(move || worker(shared, limits, start, seed));
-                }
+            let results: Vec<(u64, Vec<i32>)> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..threads)
+                    .map(|t| {
+                        let shared = &shared;
+                        let seed =
+                            seed.wrapping_add((t as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+                        s.spawn(move || {
+                            let mut own = vec![0i32; NUM_CELLS];
+                            let n = worker(shared, limits, start, seed, &mut own);
+                            (n, own)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().filter_map(|h| h.join().ok()).collect()
             });
+            for (n, o) in results {
+                sims += n;
+                for (a, b) in own.iter_mut().zip(o) {
+                    *a += b;
+                }
+            }
         }
         let playouts = shared.playouts.load(Relaxed);
-        let analysis = analyse(&tree, color, playouts, start.elapsed().as_secs_f64());
+        let mut analysis = analyse(&tree, color, playouts, start.elapsed().as_secs_f64());
+        let scale = 1.0 / sims.max(1) as f32;
+        analysis.ownership = own.into_iter().map(|v| v as f32 * scale).collect();
         self.tree = Some((tree, key));
         analysis
     }
@@ -327,7 +374,9 @@ struct Worker {
     moggy: Moggy,
 }
 
-fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64) {
+/// Runs simulations until a limit; adds each one's final ownership to `own` and returns
+/// how many it ran.
+fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut [i32]) -> u64 {
     let mut w = Worker {
         board: shared.root_board.clone(),
         rng: PlayoutRng::seed_from_u64(seed),
@@ -337,27 +386,30 @@ fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64) {
         moggy: Moggy::new(shared.config.moggy),
     };
     let mut since_check = 0u32;
+    let mut sims = 0u64;
     loop {
         if shared.done.load(Relaxed) {
-            return;
+            return sims;
         }
         if let Some(n) = limits.playouts {
             // Claim a playout: exact counts whatever the number of threads.
             if shared.playouts.fetch_add(1, Relaxed) >= n {
                 shared.playouts.fetch_sub(1, Relaxed);
                 shared.done.store(true, Relaxed);
-                return;
+                return sims;
             }
         } else {
             shared.playouts.fetch_add(1, Relaxed);
         }
-        simulate(shared, &mut w);
+        let counted = simulate(shared, &mut w);
+        add_ownership(&w.board, counted, own);
+        sims += 1;
         since_check += 1;
         if since_check >= 16 {
             since_check = 0;
             if should_stop(shared, limits, start) {
                 shared.done.store(true, Relaxed);
-                return;
+                return sims;
             }
         }
     }
@@ -412,8 +464,38 @@ fn should_stop(shared: &Shared, limits: &Limits, start: Instant) -> bool {
     false
 }
 
-/// One descent, playout and backup.
-fn simulate(shared: &Shared, w: &mut Worker) {
+/// Adds the final ownership of `board` to `own`: after a playout the cheap count of
+/// [`playout::end_owner`] (nearly every empty point is an eye then); when the simulation
+/// ended in the tree (`counted`), the exact area count with every stone alive.
+fn add_ownership(board: &Board, counted: bool, own: &mut [i32]) {
+    if counted {
+        let (reach, size) = crate::score::regions(board, &[]);
+        for p in board.points() {
+            let i = p.index();
+            own[i] += if size[i] == 0 {
+                match board.get(p) {
+                    Some(Color::Black) => 1,
+                    Some(Color::White) => -1,
+                    None => 0,
+                }
+            } else {
+                match reach[i] {
+                    1 => 1,
+                    2 => -1,
+                    _ => 0,
+                }
+            };
+        }
+    } else {
+        for p in board.points() {
+            own[p.index()] += playout::end_owner(board, p);
+        }
+    }
+}
+
+/// One descent, playout and backup. True when the simulation ended in the tree and the
+/// board was counted as it stands (two passes), false when it was played out.
+fn simulate(shared: &Shared, w: &mut Worker) -> bool {
     let tree = shared.tree;
     let cfg = shared.config;
     w.board.copy_from(shared.root_board);
@@ -427,6 +509,7 @@ fn simulate(shared: &Shared, w: &mut Worker) {
     // The root's "move" was made by the opponent of the player to move there.
     let mut mover = color.opponent();
     let score: i32;
+    let mut counted = true;
     loop {
         let n = tree.node(node);
         let visits = n.visits.fetch_add(1, Relaxed) + 1;
@@ -435,6 +518,7 @@ fn simulate(shared: &Shared, w: &mut Worker) {
             score = if shared.exact_end {
                 crate::score::area_difference(&w.board) * 2
             } else {
+                counted = false;
                 run_playout(w, cfg.policy, color, None) * 2
             };
             break;
@@ -447,6 +531,7 @@ fn simulate(shared: &Shared, w: &mut Worker) {
             }
             if !n.is_expanded() {
                 score = run_playout(w, cfg.policy, color, last) * 2;
+                counted = false;
                 break;
             }
         }
@@ -508,6 +593,7 @@ fn simulate(shared: &Shared, w: &mut Worker) {
             }
         }
     }
+    counted
 }
 
 /// Plays the simulation out from the worker's board with the chosen policy; Black's area
@@ -575,6 +661,7 @@ fn analyse(tree: &Tree, color: Color, playouts: u64, seconds: f64) -> Analysis {
         playouts,
         seconds,
         tree_nodes: tree.len(),
+        ownership: Vec::new(),
     }
 }
 
