@@ -86,6 +86,13 @@ pub struct MatchArgs {
     /// when no clock is kept; silence past it loses the game ("timeout").
     #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
+    /// The command engine A's moves are asked with (e.g. `kgs-genmove_cleanup`, to play
+    /// out a game under Tromp-Taylor scoring).
+    #[arg(long, default_value = "genmove")]
+    pub a_genmove: String,
+    /// The command engine B's moves are asked with.
+    #[arg(long, default_value = "genmove")]
+    pub b_genmove: String,
     /// Let the engines' stderr through (default: discarded).
     #[arg(long)]
     pub engine_stderr: bool,
@@ -579,7 +586,11 @@ fn run_moves(
             wait = Duration::from_secs_f64(clock.available() + setup.args.grace + 0.05);
         }
         let t0 = Instant::now();
-        let reply = seats.send(setup, side, &format!("genmove {}", color_name(color)), wait);
+        let ask = match side {
+            Side::A => &setup.args.a_genmove,
+            Side::B => &setup.args.b_genmove,
+        };
+        let reply = seats.send(setup, side, &format!("{ask} {}", color_name(color)), wait);
         let took = t0.elapsed().as_secs_f64();
         let reply = match reply {
             Err(l) if l.reason == Reason::Timeout && clocks[side.index()].is_some() => {

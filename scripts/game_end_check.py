@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Checks how the games of `tengen match` folders ended (the game-end acceptance of
+issue 8), with sgfmill's board, independent of Tengen's:
+
+- every game ends by two passes or a resignation (a loss on time is listed apart: the
+  runner ended it, not the players);
+- on every game that ends in passes, both engines' final_score named the same result
+  (the runner's `scorer` column says `engines`, not `referee` or `tengen`);
+- Tengen never answers an opponent's pass with a stone inside the opponent's settled
+  area: an empty region of the board at that moment that only the opponent's stones
+  border.
+
+Usage: scripts/game_end_check.py RUN_DIR... (needs `pip install sgfmill`). Prints one
+line per folder and the offending moves; exits 1 if any check fails.
+"""
+import csv
+import glob
+import os
+import sys
+
+from sgfmill import boards, sgf
+
+
+def region_owner(board, size, row, col):
+    """The colour that alone borders the empty region of (row, col), else None."""
+    seen = {(row, col)}
+    stack = [(row, col)]
+    border = set()
+    while stack:
+        r, c = stack.pop()
+        for nr, nc in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+            if not (0 <= nr < size and 0 <= nc < size):
+                continue
+            colour = board.get(nr, nc)
+            if colour is None:
+                if (nr, nc) not in seen:
+                    seen.add((nr, nc))
+                    stack.append((nr, nc))
+            else:
+                border.add(colour)
+    return border.pop() if len(border) == 1 else None
+
+
+def check_game(path):
+    """(ended_properly, violations, tengen_colour, ends_in_passes)."""
+    with open(path, "rb") as f:
+        game = sgf.Sgf_game.from_bytes(f.read())
+    root = game.get_root()
+    size = game.get_size()
+    names = {c: (root.get(p) if root.has_property(p) else "") for c, p in (("b", "PB"), ("w", "PW"))}
+    tengen = next((c for c, n in names.items() if "tengen" in n.lower()), None)
+    result = root.get("RE") if root.has_property("RE") else ""
+    board = boards.Board(size)
+    moves = []
+    violations = []
+    for node in game.get_main_sequence()[1:]:
+        colour, point = node.get_move()
+        if colour is None:
+            continue
+        if point is not None and colour == tengen and moves and moves[-1][1] is None:
+            if board.get(*point) is None:
+                owner = region_owner(board, size, *point)
+                if owner is not None and owner != colour:
+                    violations.append((len(moves) + 1, point))
+        if point is not None:
+            try:
+                board.play(point[0], point[1], colour)
+            except ValueError:
+                pass
+        moves.append((colour, point))
+    passes = len(moves) >= 2 and moves[-1][1] is None and moves[-2][1] is None
+    resigned = result.upper().endswith("+R") or result.upper().endswith("+RESIGN")
+    on_time = result.upper().endswith("+T") or result.upper().endswith("+TIME")
+    ended = "passes" if passes else "resign" if resigned else "time" if on_time else None
+    return ended, violations, tengen, passes
+
+
+def main():
+    ok = True
+    for run in sys.argv[1:]:
+        scorer = {}
+        tsv = os.path.join(run, "results.tsv")
+        if os.path.exists(tsv):
+            with open(tsv) as f:
+                for row in csv.DictReader(f, delimiter="\t"):
+                    scorer[int(row["game"])] = row["scorer"]
+        games = sorted(glob.glob(os.path.join(run, "game-*.sgf")))
+        bad_end, disagree, moves_in, timed = [], [], [], []
+        n_passes = 0
+        for path in games:
+            number = int(os.path.basename(path)[5:8])
+            ended, violations, _, passes = check_game(path)
+            if ended is None:
+                bad_end.append(number)
+            elif ended == "time":
+                timed.append(number)
+            if passes:
+                n_passes += 1
+                if scorer.get(number, "engines") != "engines":
+                    disagree.append((number, scorer.get(number)))
+            for move, point in violations:
+                moves_in.append((number, move, point))
+        print(
+            f"{run}: {len(games)} games, {n_passes} end in passes; "
+            f"ended on time {len(timed)}; "
+            f"ended otherwise {len(bad_end)}; "
+            f"final_score disagreements {len(disagree)}; "
+            f"Tengen stones in the opponent's area after a pass {len(moves_in)}"
+        )
+        for g in timed:
+            print(f"  game {g}: a loss on time")
+        for g in bad_end:
+            print(f"  game {g}: neither two passes nor a resignation")
+        for g, s in disagree:
+            print(f"  game {g}: counted by {s} (the engines disagreed)")
+        for g, m, p in moves_in:
+            print(f"  game {g} move {m}: Tengen at {p} inside the opponent's area after a pass")
+        ok &= not (bad_end or disagree or moves_in)
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
