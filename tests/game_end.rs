@@ -5,10 +5,11 @@
 use tengen::engine::{Engine, Genmove, Settings};
 use tengen::{Color, Move, Point, Rules};
 
+mod common;
+
 /// An engine with the position of a diagram (top row first; `X` Black, `O` White), the
 /// moves `then` played after it.
 fn engine(rules: Rules, rows: &[&str], to_move: Color, then: &[(Color, Move)]) -> Engine {
-    let size = rows.len();
     let settings = Settings {
         seed: 5,
         threads: 1,
@@ -16,20 +17,8 @@ fn engine(rules: Rules, rows: &[&str], to_move: Color, then: &[(Color, Move)]) -
         max_memory_mib: 32,
         ..Settings::default()
     };
-    let mut e = Engine::new(rules, settings);
-    e.game.resize(size);
-    let mut stones = Vec::new();
-    for (r, line) in rows.iter().enumerate() {
-        for (col, ch) in line.split_whitespace().enumerate() {
-            let p = Point::from_coord(col, size - 1 - r);
-            match ch {
-                "X" => stones.push((Color::Black, p)),
-                "O" => stones.push((Color::White, p)),
-                _ => {}
-            }
-        }
-    }
-    e.game.set_position(&stones, to_move);
+    let mut e = Engine::new(rules.clone(), settings);
+    e.game = common::position(rows, to_move, rules);
     for &(c, m) in then {
         e.game.play(c, m).unwrap();
     }

@@ -5,23 +5,11 @@ use tengen::engine::{Engine, Genmove, Settings};
 use tengen::search::{Limits, Search, SearchConfig};
 use tengen::{Color, Game, Move, Point, Rules};
 
-/// A game set up from a diagram (top row first; `X` Black, `O` White).
+mod common;
+
+/// A game set up from a diagram (top row first; `X` Black, `O` White), Chinese rules.
 fn position(rows: &[&str], to_move: Color) -> Game {
-    let size = rows.len();
-    let mut game = Game::new(size, Rules::chinese()).unwrap();
-    let mut stones = Vec::new();
-    for (r, line) in rows.iter().enumerate() {
-        for (col, ch) in line.split_whitespace().enumerate() {
-            let p = Point::from_coord(col, size - 1 - r);
-            match ch {
-                "X" => stones.push((Color::Black, p)),
-                "O" => stones.push((Color::White, p)),
-                _ => {}
-            }
-        }
-    }
-    game.set_position(&stones, to_move);
-    game
+    common::position(rows, to_move, Rules::chinese())
 }
 
 fn search(seed: u64) -> Search {
