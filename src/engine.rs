@@ -211,6 +211,9 @@ impl std::fmt::Debug for Engine {
     }
 }
 
+/// The search's win rate from which the game counts as won for the end-of-game manners.
+const WON: f64 = 0.85;
+
 /// Moves in a row below the resign threshold before resigning.
 const RESIGN_MOVES: u32 = 3;
 
@@ -398,11 +401,12 @@ impl Engine {
     /// How the search's choice `mv` is adjusted at the end of the game (rules that remove
     /// dead stones, outside cleanup), by the area count with the dead stones judged:
     /// - the opponent has just passed and that count wins: pass;
-    /// - `mv` lies inside an area already settled (an empty region that, the judged dead
-    ///   stones taken off, only one colour reaches): a move outside settled areas that the
-    ///   search rates nearly as well instead; else pass if the count wins (and the search
-    ///   agrees the game is won), or if the opponent has passed (no stones thrown into a
-    ///   settled area for nothing, the opponent's or one's own).
+    /// - the opponent has passed, or the game is over (no dame left, or a win rate of at
+    ///   least [`WON`]), and `mv` lies inside an area already settled (an empty region that,
+    ///   the judged dead stones taken off, only one colour reaches): a move outside
+    ///   settled areas that the search rates nearly as well instead; else pass if the
+    ///   count wins, or if the opponent has passed (no stones thrown into a settled area
+    ///   for nothing, the opponent's or one's own).
     ///
     /// Under cleanup, or rules that count every stone alive: no pass while a stone the
     /// judgement calls dead stands for the opponent.
@@ -449,6 +453,16 @@ impl Engine {
             return Move::Pass;
         }
         let (reach, _) = crate::score::regions(board, &dead);
+        // Before the opponent passes, only a game that is over is touched: every empty
+        // point settled (no dame left), or the search holding it as won. In a live game a
+        // move inside one's own area is often the one that makes the eyes.
+        let no_dame = board
+            .points()
+            .all(|p| board.get(p).is_some() || matches!(reach[p.index()], 1 | 2));
+        let decided = no_dame || a.winrate >= WON;
+        if !opponent_passed && !decided {
+            return mv;
+        }
         let settled = |m: Move| match m {
             Move::Place(p) => matches!(reach[p.index()], 1 | 2),
             Move::Pass => false,
@@ -468,7 +482,7 @@ impl Engine {
         }) {
             return c.mv;
         }
-        if (wins && best.winrate >= 0.7) || opponent_passed {
+        if (wins && decided) || opponent_passed {
             return Move::Pass;
         }
         mv

@@ -86,11 +86,24 @@ fn losing_side_does_not_throw_stones_into_settled_areas_after_a_pass() {
     assert!(matches!(m, Genmove::Pass | Genmove::Resign), "{m:?}");
 }
 
+/// Black owns columns A-F (54 points), White G-J (27): a won game for Black.
+const WIDE: [&str; 9] = [
+    ". . . . . X O . .",
+    ". . . . . X O . .",
+    ". . . . . X O . .",
+    ". . . . . X O . .",
+    ". . . . . X O . .",
+    ". . . . . X O . .",
+    ". . . . . X O . .",
+    ". . . . . X O . .",
+    ". . . . . X O . .",
+];
+
 #[test]
 fn does_not_fill_its_own_area_when_the_game_is_won() {
     // White has just played (no pass): Black's only moves are inside settled areas.
-    let h1 = Move::Place(Point::from_coord(7, 0));
-    let mut e = engine(rules(0.5), &WALLS, Color::White, &[(Color::White, h1)]);
+    let j1 = Move::Place(Point::from_coord(8, 0));
+    let mut e = engine(rules(7.5), &WIDE, Color::White, &[(Color::White, j1)]);
     assert_eq!(e.genmove(Color::Black), Genmove::Pass);
 }
 
