@@ -10,8 +10,14 @@ issue 8), with sgfmill's board, independent of Tengen's:
   area: an empty region of the board at that moment that only the opponent's stones
   border.
 
-Usage: scripts/game_end_check.py RUN_DIR... (needs `pip install sgfmill`). Prints one
-line per folder and the offending moves; exits 1 if any check fails.
+With `--tromp-taylor`, also: on every game that ends in passes, the Tromp-Taylor count of
+the final board (every stone alive: stones plus empty regions only one colour reaches,
+komi from KM) equals the recorded result, which the two engines agreed on (so every dead
+stone was captured before the passes).
+
+Usage: scripts/game_end_check.py [--tromp-taylor] RUN_DIR... (needs `pip install
+sgfmill`). Prints one line per folder and the offending moves; exits 1 if any check
+fails.
 """
 import csv
 import glob
@@ -41,7 +47,26 @@ def region_owner(board, size, row, col):
     return border.pop() if len(border) == 1 else None
 
 
-def check_game(path):
+def tromp_taylor(board, size, komi):
+    """The Tromp-Taylor result of `board` in the SGF form (`B+3.5`, `W+0.5`, `0`)."""
+    area = {"b": 0, "w": 0}
+    for r in range(size):
+        for c in range(size):
+            colour = board.get(r, c)
+            if colour is not None:
+                area[colour] += 1
+            else:
+                owner = region_owner(board, size, r, c)
+                if owner is not None:
+                    area[owner] += 1
+    margin = area["b"] - area["w"] - komi
+    if margin == 0:
+        return "0"
+    text = f"{abs(margin):g}"
+    return ("B+" if margin > 0 else "W+") + text
+
+
+def check_game(path, tt=False):
     """(ended_properly, violations, tengen_colour, ends_in_passes)."""
     with open(path, "rb") as f:
         game = sgf.Sgf_game.from_bytes(f.read())
@@ -51,6 +76,7 @@ def check_game(path):
     tengen = next((c for c, n in names.items() if "tengen" in n.lower()), None)
     result = root.get("RE") if root.has_property("RE") else ""
     board = boards.Board(size)
+    komi = game.get_komi()
     moves = []
     violations = []
     for node in game.get_main_sequence()[1:]:
@@ -72,12 +98,16 @@ def check_game(path):
     resigned = result.upper().endswith("+R") or result.upper().endswith("+RESIGN")
     on_time = result.upper().endswith("+T") or result.upper().endswith("+TIME")
     ended = "passes" if passes else "resign" if resigned else "time" if on_time else None
-    return ended, violations, tengen, passes
+    tt_result = tromp_taylor(board, size, komi) if tt and passes else None
+    return ended, violations, tengen, passes, tt_result, result
 
 
 def main():
     ok = True
-    for run in sys.argv[1:]:
+    args = sys.argv[1:]
+    tt = "--tromp-taylor" in args
+    args = [a for a in args if a != "--tromp-taylor"]
+    for run in args:
         scorer = {}
         tsv = os.path.join(run, "results.tsv")
         if os.path.exists(tsv):
@@ -85,11 +115,13 @@ def main():
                 for row in csv.DictReader(f, delimiter="\t"):
                     scorer[int(row["game"])] = row["scorer"]
         games = sorted(glob.glob(os.path.join(run, "game-*.sgf")))
-        bad_end, disagree, moves_in, timed = [], [], [], []
+        bad_end, disagree, moves_in, timed, tt_bad = [], [], [], [], []
         n_passes = 0
         for path in games:
             number = int(os.path.basename(path)[5:8])
-            ended, violations, _, passes = check_game(path)
+            ended, violations, _, passes, tt_result, recorded = check_game(path, tt)
+            if tt_result is not None and tt_result != recorded:
+                tt_bad.append((number, tt_result, recorded))
             if ended is None:
                 bad_end.append(number)
             elif ended == "time":
@@ -106,7 +138,10 @@ def main():
             f"ended otherwise {len(bad_end)}; "
             f"final_score disagreements {len(disagree)}; "
             f"Tengen stones in the opponent's area after a pass {len(moves_in)}"
+            + (f"; Tromp-Taylor count differs from the result {len(tt_bad)}" if tt else "")
         )
+        for g, t, r in tt_bad:
+            print(f"  game {g}: Tromp-Taylor count {t}, result {r}")
         for g in timed:
             print(f"  game {g}: a loss on time")
         for g in bad_end:
@@ -115,7 +150,7 @@ def main():
             print(f"  game {g}: counted by {s} (the engines disagreed)")
         for g, m, p in moves_in:
             print(f"  game {g} move {m}: Tengen at {p} inside the opponent's area after a pass")
-        ok &= not (bad_end or disagree or moves_in)
+        ok &= not (bad_end or disagree or moves_in or tt_bad)
     sys.exit(0 if ok else 1)
 
 
