@@ -25,8 +25,8 @@ impl TimeSystem {
             words
                 .get(i)
                 .and_then(|w| w.parse::<f64>().ok())
-                .filter(|v| v.is_finite() && *v >= 0.0)
-                .ok_or_else(|| format!("bad number in time system {s:?}"))
+                .filter(|v| v.is_finite() && *v >= 0.0 && v.fract() == 0.0)
+                .ok_or_else(|| format!("bad number in time system {s:?} (whole seconds)"))
         };
         let count = |i: usize| -> Result<u32, String> {
             words

@@ -1026,6 +1026,13 @@ pub fn run(args: MatchArgs) -> anyhow::Result<(Summary, String)> {
     }
     client::split_command(&args.a).map_err(anyhow::Error::msg)?;
     client::split_command(&args.b).map_err(anyhow::Error::msg)?;
+    if let Some(t) = args.time_per_move {
+        // GTP's time commands take whole seconds: 0.5 would go out as `time_settings 0 0 1`,
+        // which means no byo-yomi at all.
+        if t < 1.0 || t.fract() != 0.0 {
+            bail!("--time-per-move must be a whole number of seconds, at least 1 (GTP sends whole seconds)");
+        }
+    }
     let time = args.time.or(args.time_per_move.map(TimeSystem::per_move));
     let max_moves = args.max_moves.unwrap_or(3 * args.size * args.size);
     let openings = match &args.openings {
