@@ -631,8 +631,8 @@ impl Engine {
             s
         };
         let own = self.search_ownership(self.settings.status_playouts, &watch);
-        let dead = dead_from_ownership(board, &own, DEAD_THRESHOLD);
-        let judgement = Judgement { dead, own };
+        let dead = enclosed_dead(board, dead_from_ownership(board, &own, DEAD_THRESHOLD));
+        let judgement = Judgement { dead };
         if !stopped.load(std::sync::atomic::Ordering::Relaxed) {
             if let Ok(mut cache) = self.status_cache.lock() {
                 *cache = Some((key, judgement.clone()));
@@ -699,25 +699,12 @@ impl Engine {
         self.final_score_until(&|| false)
     }
 
-    /// [`Engine::final_score`], the judgement cut short when `stop` answers true.
-    ///
-    /// An empty point of a region that still touches both colours (an open boundary in a
-    /// game stopped before the dame were filled) counts for the colour that owns it in
-    /// nearly every simulation ([`SETTLE_THRESHOLD`]), else half to each side.
+    /// [`Engine::final_score`], the judgement cut short when `stop` answers true. Pure
+    /// area counting once the dead stones are off: an empty point that both colours
+    /// reach counts to nobody, as the rules say.
     pub fn final_score_until(&self, stop: &(dyn Fn() -> bool + Sync)) -> crate::score::Score {
         let j = self.judge(stop);
-        let t = SETTLE_THRESHOLD;
-        let settle = |p: Point| {
-            let o = j.own.get(p.index()).copied().unwrap_or(0.0);
-            if o > t {
-                Some(Color::Black)
-            } else if o < -t {
-                Some(Color::White)
-            } else {
-                None
-            }
-        };
-        self.game.score_settled(&j.dead, &settle)
+        self.game.score(&j.dead)
     }
 
     /// Sets both clocks' time system and forgets what `time_left` said.
@@ -732,15 +719,10 @@ impl Engine {
 /// `scripts/score_corpus.py`: 0.3 to 0.5 do about as well, 0.7 loses exact scores.
 const DEAD_THRESHOLD: f32 = 0.4;
 
-/// An empty point shared by both colours' regions counts for a colour that owns it this
-/// much (in [-1, 1]).
-const SETTLE_THRESHOLD: f32 = 0.8;
-
-/// A dead-stone judgement: the dead stones, sorted, and the ownership behind them.
+/// A dead-stone judgement: the dead stones, sorted.
 #[derive(Clone, Debug, Default)]
 struct Judgement {
     dead: Vec<Point>,
-    own: Vec<f32>,
 }
 
 /// Bound on the tree of the dead-stone search, in bytes.
@@ -804,6 +786,24 @@ pub fn dead_from_ownership(board: &Board, own: &[f32], threshold: f32) -> Vec<Po
             g != usize::MAX && sum[g] / (count[g].max(1) as f32) < -threshold
         })
         .collect();
+    dead.sort_unstable();
+    dead
+}
+
+/// Of the stones judged `dead`, those that stand inside the opponent's area: once they
+/// are taken off, their region reaches the opponent's stones only, and it is not most of
+/// the board. A group the playouts lose in open ground (a position far from finished)
+/// stays on the board.
+pub fn enclosed_dead(board: &Board, mut dead: Vec<Point>) -> Vec<Point> {
+    let (reach, size) = crate::score::regions(board, &dead);
+    let half = board.size() * board.size() / 2;
+    dead.retain(|&p| {
+        let opponent_bit = match board.get(p) {
+            Some(Color::Black) => 2,
+            _ => 1,
+        };
+        reach[p.index()] == opponent_bit && size[p.index()] <= half
+    });
     dead.sort_unstable();
     dead
 }
@@ -884,6 +884,20 @@ pub fn free_handicap_points(size: usize, n: usize) -> Option<Vec<(usize, usize)>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_stones_inside_the_opponents_area_are_dead() {
+        // A white stone at A1 inside Black's corner (A2, B2, B1): dead. A black stone in
+        // open ground at E5: stays, though judged dead.
+        let mut b = Board::new(9).unwrap();
+        let p = |c, r| Point::from_coord(c, r);
+        for q in [p(0, 1), p(1, 1), p(1, 0), p(4, 4)] {
+            b.place(Color::Black, q);
+        }
+        b.place(Color::White, p(0, 0));
+        b.place(Color::White, p(6, 6));
+        assert_eq!(enclosed_dead(&b, vec![p(0, 0), p(4, 4)]), vec![p(0, 0)]);
+    }
 
     #[test]
     fn groups_share_liberties_and_near_zero_ownership_stays_alive() {
