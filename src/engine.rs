@@ -448,7 +448,7 @@ impl Engine {
             return mv;
         }
         let dead = self.dead_stones();
-        let wins = self.final_score().winner() == Some(color);
+        let wins = self.game.score(&dead).winner() == Some(color);
         if opponent_passed && wins {
             return Move::Pass;
         }

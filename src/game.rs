@@ -337,22 +337,13 @@ impl Game {
     /// Area count of the current position, with the stones on `dead` removed first when
     /// the rules remove dead stones; komi and handicap compensation from the rules.
     pub fn score(&self, dead: &[Point]) -> Score {
-        self.score_settled(dead, &|_| None)
-    }
-
-    /// [`Game::score`], the empty points of regions that touch both colours given to the
-    /// colour `settle` names (see [`score::area_settled`]).
-    pub fn score_settled(&self, dead: &[Point], settle: &dyn Fn(Point) -> Option<Color>) -> Score {
         let compensation = if self.rules.handicap_compensation {
             self.handicap as f64
         } else {
             0.0
         };
         let dead = if self.rules.remove_dead { dead } else { &[] };
-        if !self.rules.remove_dead {
-            return score::area(&self.board, &[], self.rules.komi, compensation);
-        }
-        score::area_settled(&self.board, dead, self.rules.komi, compensation, settle)
+        score::area(&self.board, dead, self.rules.komi, compensation)
     }
 
     /// Hashes of every position so far, the starting one first (stones only).

@@ -175,19 +175,6 @@ pub fn area_difference(board: &Board) -> i32 {
 
 /// Counts `board` by area after removing the stones on `dead` points.
 pub fn area(board: &Board, dead: &[Point], komi: f64, compensation: f64) -> Score {
-    area_settled(board, dead, komi, compensation, &|_| None)
-}
-
-/// [`area`] for a position whose boundaries may not be closed yet: an empty point of a
-/// region that touches both colours (or none) counts for the colour `settle` names, and
-/// half to each side when it names none (dame, the shared liberties of a seki).
-pub fn area_settled(
-    board: &Board,
-    dead: &[Point],
-    komi: f64,
-    compensation: f64,
-    settle: &dyn Fn(Point) -> Option<Color>,
-) -> Score {
     let (reach, size) = regions(board, dead);
     let mut score = Score {
         points: board.size() * board.size(),
@@ -210,11 +197,7 @@ pub fn area_settled(
         match reach[p.index()] {
             1 => score.black_area += 1,
             2 => score.white_area += 1,
-            _ => match settle(p) {
-                Some(Color::Black) => score.black_area += 1,
-                Some(Color::White) => score.white_area += 1,
-                None => score.neutral += 1,
-            },
+            _ => score.neutral += 1,
         }
     }
     score
