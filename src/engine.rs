@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::board::{Board, Color, Move, Point, NUM_CELLS};
 use crate::game::Game;
-use crate::playout::{self, Light, PlayoutRng};
+use crate::playout::{self, PlayoutRng};
 use crate::rules::Rules;
 use crate::search::{Analysis, Limits, PolicyKind, Search, SearchConfig};
 
@@ -559,18 +559,20 @@ impl Engine {
         m
     }
 
-    /// How often each point ends up Black's (positive) or White's (negative) in light
-    /// playouts from the current position, in [-1, 1], indexed by point index. Seeded from
-    /// the settings and the position, so the same position always gives the same answer.
+    /// How often each point ends up Black's (positive) or White's (negative) in Moggy
+    /// playouts (which leave a seki alone) from the current position, in [-1, 1], indexed
+    /// by point index. Seeded from the settings and the position, so the same position
+    /// always gives the same answer.
     pub fn ownership(&self, playouts: usize) -> Vec<f64> {
         let board = self.game.board();
         let mut own = vec![0i32; crate::board::NUM_CELLS];
         let mut rng = PlayoutRng::seed_from_u64(self.settings.seed ^ board.hash());
         let to_move = self.game.to_move();
         let mut b = board.clone();
+        let mut policy = crate::playout::Moggy::default();
         for _ in 0..playouts {
             b.copy_from(board);
-            playout::playout(&mut b, to_move, &mut Light, &mut rng);
+            playout::playout(&mut b, to_move, &mut policy, &mut rng);
             for p in b.points() {
                 own[p.index()] += playout::end_owner(&b, p);
             }
@@ -661,6 +663,7 @@ impl Engine {
     pub fn search_ownership(&self, playouts: usize, stop: &(dyn Fn() -> bool + Sync)) -> Vec<f32> {
         let mut config = self.settings.search_config();
         config.policy = PolicyKind::Moggy;
+        config.seki_moves = false;
         config.max_memory = config.max_memory.min(STATUS_MEMORY);
         let mut search = Search::new(config);
         let limits = Limits {
@@ -684,7 +687,7 @@ impl Engine {
         game.set_komi(as_is - compensation);
         let a = search.run_resumed(&game, game.to_move(), &limits);
         if a.playouts == 0 {
-            // No search ran (nothing to choose between): the light playouts' view.
+            // No search ran (nothing to choose between): the playouts' view.
             return self
                 .ownership(playouts.min(1000))
                 .into_iter()

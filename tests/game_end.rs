@@ -154,3 +154,65 @@ fn tromp_taylor_captures_dead_stones_before_passing() {
         "the dead stone was not captured"
     );
 }
+
+/// The end of a real game (`tengen match` against GNU Go, clock9-abs60 game 15): White's
+/// bottom-left chain and Black's B1-C1 share A1 and C2, a seki (whoever fills one is
+/// captured); White's A9 stands in Black's eye, dead. Area count: Black 39 stones + A6 +
+/// A8/A9 = 42, White 33 + J2-J5 = 37; A1 and C2 are nobody's; 42 - 37 - 7.5 = W+2.5.
+/// GNU Go 3.8 calls the seki chain dead (B+21.5).
+const SEKI_GAME: [&str; 9] = [
+    "O X X X X X X X X",
+    ". X O O O O O O X",
+    "X X O X X O O X X",
+    ". X O X X O O O O",
+    "X X X X X X O O .",
+    "X O O O X X X O .",
+    "X O O O X X O O .",
+    "O O . O X X X O .",
+    ". X X O O X X O O",
+];
+
+#[test]
+fn a_seki_stays_and_the_stone_in_an_eye_is_dead() {
+    for seed in 1..=8 {
+        let mut e = engine(rules(7.5), &SEKI_GAME, Color::Black, &[]);
+        e.settings.seed = seed;
+        let dead = e.dead_stones();
+        assert_eq!(
+            dead,
+            vec![Point::from_coord(0, 8)],
+            "seed {seed}: only A9 is dead"
+        );
+        assert_eq!(e.final_score().result_string(), "W+2.5", "seed {seed}");
+    }
+}
+
+#[test]
+fn a_finished_game_played_on_still_weighs_its_moves() {
+    // After two passes the controller may ask for a move anyway (play resumed). The
+    // search must still read below the root instead of counting every simulation there
+    // as the end of the game (which left each move unvisited and the choice to priors).
+    let pass = |c| (c, Move::Pass);
+    let e = engine(
+        rules(7.5),
+        &SEKI_GAME,
+        Color::Black,
+        &[pass(Color::Black), pass(Color::White)],
+    );
+    let mut config = e.settings.search_config();
+    config.threads = 1;
+    let mut search = tengen::search::Search::new(config);
+    let limits = tengen::search::Limits {
+        playouts: Some(500),
+        time: None,
+        max_time: None,
+        early_stop: false,
+        stop: &|| false,
+    };
+    let a = search.run(&e.game, Color::Black, &limits);
+    let below: u32 = a.candidates.iter().map(|c| c.visits).sum();
+    assert!(
+        below >= 490,
+        "{below} of 500 simulations went below the root"
+    );
+}

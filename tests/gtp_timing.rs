@@ -114,13 +114,16 @@ fn pondering_answers_at_once_and_keeps_the_tree() {
     ]);
     g.ask("boardsize 9");
     g.ask("clear_board");
-    let (mv, _) = g.ask("genmove b");
-    let reply = if mv.eq_ignore_ascii_case("E5") {
-        "D5"
-    } else {
-        "E5"
-    };
+    g.ask("genmove b");
     std::thread::sleep(Duration::from_millis(700));
+    // Any input stops the pondering at once; `reg_genmove` then searches on from the
+    // pondered tree and names White's best reply (the most visited move, so the one
+    // whose subtree the pondering searched most).
+    let (reply, took) = g.ask("reg_genmove w");
+    assert!(
+        took < Duration::from_millis(1500),
+        "reg_genmove took {took:?} after pondering"
+    );
     let (_, took) = g.ask(&format!("play w {reply}"));
     assert!(
         took < Duration::from_millis(200),
@@ -131,13 +134,17 @@ fn pondering_answers_at_once_and_keeps_the_tree() {
     let ponder = root_visits(&log, "ponder:");
     let search = root_visits(&log, "search:");
     assert!(!ponder.is_empty(), "no pondering in the log:\n{log}");
-    // The second search (2000 playouts of its own) started from the pondered subtree of
-    // White's reply: without pondering, only that reply's share of the first search
-    // (a few hundred visits) would be kept.
-    assert!(search.len() >= 2, "{log}");
+    assert_eq!(search.len(), 3, "{log}");
+    // reg_genmove's 2000 playouts went into the pondered tree.
     assert!(
-        search[1] >= 3000,
-        "second search's root visits {search:?}, pondered {ponder:?}"
+        search[1] >= 2000 + ponder[0] / 2,
+        "reg_genmove's root visits {search:?}, pondered {ponder:?}"
+    );
+    // The last search started from the kept subtree of White's reply: far more than its
+    // own 2000 playouts.
+    assert!(
+        search[2] >= 3000,
+        "last search's root visits {search:?}, pondered {ponder:?}"
     );
 }
 

@@ -155,6 +155,55 @@ impl Board {
         Some(size)
     }
 
+    /// Whether `color` playing on empty `p` fills a liberty shared in a seki: the move
+    /// captures nothing and leaves its chain of two or more stones with one liberty
+    /// that is also the last liberty of an opponent chain next to it, so the opponent
+    /// takes the chain by playing there (with it the seki). A throw-in that kills (a
+    /// nakade) is not like that: the surrounding chain has liberties outside.
+    pub fn breaks_seki(&self, color: Color, p: Point) -> bool {
+        let own = Cell::from(color);
+        let enemy = Cell::from(color.opponent());
+        let mut found: SmallVec<[u16; 8]> = SmallVec::new();
+        let mut heads: SmallVec<[u16; 4]> = SmallVec::new();
+        for n in p.neighbors() {
+            match self.cells[n.index()] {
+                Cell::Empty if !found.contains(&n.0) => found.push(n.0),
+                Cell::Empty => {}
+                c if c == enemy && self.in_atari_head(self.head_of(n)) => return false,
+                c if c == own => {
+                    let h = self.head[n.index()];
+                    if !heads.contains(&h) {
+                        heads.push(h);
+                        self.collect_liberties(n, &mut found, 2, Some(p));
+                    }
+                }
+                _ => {}
+            }
+            if found.len() >= 2 {
+                return false;
+            }
+        }
+        if heads.is_empty() || found.len() != 1 {
+            return false;
+        }
+        let lib = Point(found[0]);
+        let p_heads: SmallVec<[u16; 4]> = p
+            .neighbors()
+            .into_iter()
+            .filter(|n| self.cells[n.index()] == enemy)
+            .map(|n| self.head[n.index()])
+            .collect();
+        lib.neighbors().into_iter().any(|n| {
+            if self.cells[n.index()] != enemy {
+                return false;
+            }
+            let h = self.head_of(n);
+            // Its liberties after the move: L alone, or L and p (p now filled).
+            self.in_atari_head(h)
+                || (p_heads.contains(&(h as u16)) && self.liberties_upto(n, 3) == 2)
+        })
+    }
+
     /// The 3x3 neighbourhood code of `p` (see [`Pattern3`]).
     #[inline]
     pub fn pattern3(&self, p: Point) -> Pattern3 {
@@ -316,6 +365,33 @@ mod tests {
         assert_eq!(b.liberties_after(Color::White, p(1, 0), 9), 4);
         assert_eq!(b.self_atari(Color::White, p(1, 0)), None);
         assert_eq!(b.atari_liberty(p(0, 0)), Some(p(1, 0)));
+    }
+
+    #[test]
+    fn filling_a_shared_liberty_of_a_seki_breaks_it() {
+        // Bottom left: White's chain and Black's B1-C1 share A1 and C2 (a seki). Top
+        // left: White A9 in Black's eye; the right: a semeai-free White wall.
+        let b = board(&[
+            "OXXXXXXXX",
+            ".XOOOOOOX",
+            "XXOXXOOXX",
+            ".XOXXOOOO",
+            "XXXXXXOO.",
+            "XOOOXXXO.",
+            "XOOOXXOO.",
+            "OO.OXXXO.",
+            ".XXOOXXOO",
+        ]);
+        let p = |c, r| b.point(c, r).unwrap();
+        for c in [Color::Black, Color::White] {
+            assert!(b.breaks_seki(c, p(0, 0)), "{c:?} A1");
+            assert!(b.breaks_seki(c, p(2, 1)), "{c:?} C2");
+        }
+        // Taking A9 captures; a move inside White's eye space is one stone; White's own
+        // J3 keeps liberties: none of them is a seki move.
+        assert!(!b.breaks_seki(Color::Black, p(0, 7)));
+        assert!(!b.breaks_seki(Color::Black, p(8, 3)));
+        assert!(!b.breaks_seki(Color::White, p(8, 2)));
     }
 
     #[test]

@@ -24,6 +24,9 @@ pub struct MoggyConfig {
     /// Refuse random moves that put `self_atari_stones` or more own stones in atari.
     pub self_atari_rate: f32,
     pub self_atari_stones: usize,
+    /// When only self-ataris are left, never fill a seki's shared liberty (a self-atari
+    /// the opponent answers by capturing, see [`Board::breaks_seki`]): pass instead.
+    pub seki_check: bool,
 }
 
 impl Default for MoggyConfig {
@@ -35,6 +38,7 @@ impl Default for MoggyConfig {
             pattern_rate: 0.9,
             self_atari_rate: 0.95,
             self_atari_stones: 2,
+            seki_check: true,
         }
     }
 }
@@ -183,8 +187,11 @@ impl PlayoutPolicy for Moggy {
         let mv = board.random_move_where(color, rng, |b, p| {
             !check || b.self_atari(color, p).is_none_or(|n| n < stones)
         });
-        // Only self-ataris are left: rather play one than pass with moves on the board.
-        mv.or_else(|| board.random_move(color, rng))
+        // Only self-ataris are left: rather play one than pass with moves on the board
+        // (a throw-in may kill), but not one that fills a seki's shared liberty: that
+        // forced move made every seki a race to pass first.
+        let seki = self.config.seki_check;
+        mv.or_else(|| board.random_move_where(color, rng, |b, p| !seki || !b.breaks_seki(color, p)))
     }
 }
 

@@ -57,6 +57,10 @@ pub struct SearchConfig {
     pub priors: PriorConfig,
     pub policy: PolicyKind,
     pub moggy: MoggyConfig,
+    /// Whether the tree may fill a seki's shared liberty ([`Board::breaks_seki`]). The
+    /// dead-stone search forbids it: there a lost side would throw its seki away in the
+    /// tree as readily as anything else, and the ownership would show the seki gone.
+    pub seki_moves: bool,
     pub seed: u64,
 }
 
@@ -71,6 +75,7 @@ impl Default for SearchConfig {
             priors: PriorConfig::default(),
             policy: PolicyKind::Moggy,
             moggy: MoggyConfig::default(),
+            seki_moves: true,
             seed: 0x7465_6e67_656e,
         }
     }
@@ -230,8 +235,11 @@ impl Search {
     }
 
     /// Searches the position of `game` for `color` within `limits`.
+    ///
+    /// After two passes (a finished game that play resumes) a pass ends the game
+    /// again, as after one: the tree then still has moves to weigh.
     pub fn run(&mut self, game: &Game, color: Color, limits: &Limits) -> Analysis {
-        let passes = game.consecutive_passes().min(2) as u8;
+        let passes = game.consecutive_passes().min(1) as u8;
         self.run_with_passes(game, color, limits, passes, !game.rules().remove_dead)
     }
 
@@ -266,7 +274,11 @@ impl Search {
             _ => None,
         };
         // Superko at the root: children that would repeat a position are pruned.
-        let legal = |mv: Move| game.check(color, mv).is_ok();
+        let seki_moves = self.config.seki_moves;
+        let legal = |mv: Move| {
+            game.check(color, mv).is_ok()
+                && (seki_moves || !matches!(mv, Move::Place(p) if root_board.breaks_seki(color, p)))
+        };
         if !tree.node(ROOT).is_expanded() && tree.try_claim(ROOT) {
             let kids = prior::children(&root_board, color, last, &self.config.priors, &legal);
             tree.expand(ROOT, &kids);
@@ -526,7 +538,11 @@ fn simulate(shared: &Shared, w: &mut Worker) -> bool {
         if !n.is_expanded() {
             let want = node == ROOT || visits >= cfg.expand_visits;
             if want && !tree.is_full() && tree.try_claim(node) {
-                let kids = prior::children(&w.board, color, last, &cfg.priors, &|_| true);
+                let board = &w.board;
+                let keep = |mv: Move| {
+                    cfg.seki_moves || !matches!(mv, Move::Place(p) if board.breaks_seki(color, p))
+                };
+                let kids = prior::children(board, color, last, &cfg.priors, &keep);
                 tree.expand(node, &kids);
             }
             if !n.is_expanded() {
