@@ -664,6 +664,10 @@ impl Engine {
         let mut config = self.settings.search_config();
         config.policy = PolicyKind::Moggy;
         config.seki_moves = false;
+        // Sacrifices decide the status of a finished group (a nakade, a shared liberty
+        // filled to kill): no prior against self-ataris here.
+        config.priors.self_atari_one = 0;
+        config.priors.self_atari_many = 0;
         config.max_memory = config.max_memory.min(STATUS_MEMORY);
         let mut search = Search::new(config);
         let limits = Limits {

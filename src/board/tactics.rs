@@ -34,6 +34,9 @@ fn with_scratch<R>(like: &Board, f: impl FnOnce(&mut [Board]) -> R) -> R {
     })
 }
 
+/// See [`Board::breaks_seki`]: captured chains of fewer stones leave a killable space.
+pub const SEKI_STONES: usize = 4;
+
 impl Board {
     /// The next stone of the chain through stone `p` (a ring: it comes back to `p`).
     #[inline]
@@ -156,10 +159,13 @@ impl Board {
     }
 
     /// Whether `color` playing on empty `p` fills a liberty shared in a seki: the move
-    /// captures nothing and leaves its chain of two or more stones with one liberty
-    /// that is also the last liberty of an opponent chain next to it, so the opponent
-    /// takes the chain by playing there (with it the seki). A throw-in that kills (a
-    /// nakade) is not like that: the surrounding chain has liberties outside.
+    /// captures nothing and leaves its chain of [`SEKI_STONES`] or more stones with one
+    /// liberty that is also the last liberty of an opponent chain next to it, so the
+    /// opponent takes the chain by playing there, and with it room for two eyes.
+    ///
+    /// A smaller chain is a sacrifice, not a seki: the one to three points it leaves
+    /// make at most one eye once the sacrificer plays their middle (a nakade), so
+    /// filling the liberty is how that group is killed.
     pub fn breaks_seki(&self, color: Color, p: Point) -> bool {
         let own = Cell::from(color);
         let enemy = Cell::from(color.opponent());
@@ -183,7 +189,11 @@ impl Board {
                 return false;
             }
         }
-        if heads.is_empty() || found.len() != 1 {
+        let stones: usize = 1 + heads
+            .iter()
+            .map(|&h| self.stones[h as usize] as usize)
+            .sum::<usize>();
+        if stones < SEKI_STONES || found.len() != 1 {
             return false;
         }
         let lib = Point(found[0]);
@@ -369,8 +379,36 @@ mod tests {
 
     #[test]
     fn filling_a_shared_liberty_of_a_seki_breaks_it() {
-        // Bottom left: White's chain and Black's B1-C1 share A1 and C2 (a seki). Top
-        // left: White A9 in Black's eye; the right: a semeai-free White wall.
+        // Bottom left: White's A4-B2 chain and Black's big group share B4 and A1, and
+        // neither has an eye: a seki (any filling of a shared point is captured and
+        // leaves the capturer room for two eyes).
+        let b = board(&[
+            ".O.OOXXX.",
+            "OOO.OOXXX",
+            "OOXOOXXX.",
+            "OXXXOX.XX",
+            "XXXOOXXXX",
+            "O.XOOXXXX",
+            "OXXXOOOXO",
+            "OOXOOO.OO",
+            ".XXXO.O.O",
+        ]);
+        let p = |c, r| b.point(c, r).unwrap();
+        for c in [Color::Black, Color::White] {
+            assert!(b.breaks_seki(c, p(0, 0)), "{c:?} A1");
+            assert!(b.breaks_seki(c, p(1, 3)), "{c:?} B4");
+        }
+        // White's own eyes and Black's points inside White's area are no seki moves.
+        assert!(!b.breaks_seki(Color::White, p(3, 7)));
+        assert!(!b.breaks_seki(Color::White, p(6, 1)));
+        assert!(!b.breaks_seki(Color::Black, p(8, 6)));
+    }
+
+    #[test]
+    fn a_small_sacrifice_that_kills_is_no_seki() {
+        // Black's B1-C1 and White's bottom-left chain share A1 and C2, but Black A1 and
+        // White's capture at C2 leave White three points in a row and no other room:
+        // Black B1 then kills. A1 (three stones) is a nakade, not a seki break.
         let b = board(&[
             "OXXXXXXXX",
             ".XOOOOOOX",
@@ -383,15 +421,13 @@ mod tests {
             ".XXOOXXOO",
         ]);
         let p = |c, r| b.point(c, r).unwrap();
-        for c in [Color::Black, Color::White] {
-            assert!(b.breaks_seki(c, p(0, 0)), "{c:?} A1");
-            assert!(b.breaks_seki(c, p(2, 1)), "{c:?} C2");
-        }
-        // Taking A9 captures; a move inside White's eye space is one stone; White's own
-        // J3 keeps liberties: none of them is a seki move.
+        assert!(!b.breaks_seki(Color::Black, p(0, 0)), "Black A1");
+        assert!(!b.breaks_seki(Color::Black, p(2, 1)), "Black C2");
+        // White filling either point gives Black twelve stones to take: that is one.
+        assert!(b.breaks_seki(Color::White, p(0, 0)), "White A1");
+        assert!(b.breaks_seki(Color::White, p(2, 1)), "White C2");
+        // Taking A9 captures.
         assert!(!b.breaks_seki(Color::Black, p(0, 7)));
-        assert!(!b.breaks_seki(Color::Black, p(8, 3)));
-        assert!(!b.breaks_seki(Color::White, p(8, 2)));
     }
 
     #[test]
