@@ -165,7 +165,8 @@ impl Board {
     ///
     /// A smaller chain is a sacrifice, not a seki: the one to three points it leaves
     /// make at most one eye once the sacrificer plays their middle (a nakade), so
-    /// filling the liberty is how that group is killed.
+    /// filling the liberty is how that group is killed. So are four stones in a square,
+    /// a T, or bent round a corner of the board.
     pub fn breaks_seki(&self, color: Color, p: Point) -> bool {
         let own = Cell::from(color);
         let enemy = Cell::from(color.opponent());
@@ -193,7 +194,10 @@ impl Board {
             .iter()
             .map(|&h| self.stones[h as usize] as usize)
             .sum::<usize>();
-        if stones < SEKI_STONES || found.len() != 1 {
+        if stones < SEKI_STONES
+            || found.len() != 1
+            || (stones == SEKI_STONES && self.dead_four(p, &heads))
+        {
             return false;
         }
         let lib = Point(found[0]);
@@ -255,6 +259,50 @@ impl Board {
         })
     }
 
+    /// Whether the four stones of `p` and the chains `heads` next to it, once captured,
+    /// leave a space of four that cannot make two eyes against a play inside: a square,
+    /// a T (its middle is the vital point) or a bent four whose bend is a corner of the
+    /// board (a ko at best). A straight or other bent four lives.
+    fn dead_four(&self, p: Point, heads: &[u16]) -> bool {
+        let mut pts: SmallVec<[Point; 4]> = SmallVec::new();
+        pts.push(p);
+        for &h in heads {
+            let mut s = h;
+            loop {
+                pts.push(Point(s));
+                s = self.next[s as usize];
+                if s == h || pts.len() > 4 {
+                    break;
+                }
+            }
+        }
+        if pts.len() != 4 {
+            return false;
+        }
+        let degree = |q: Point| q.neighbors().iter().filter(|n| pts.contains(n)).count();
+        let degrees: SmallVec<[usize; 4]> = pts.iter().map(|&q| degree(q)).collect();
+        if degrees.iter().all(|&d| d == 2) || degrees.contains(&3) {
+            return true; // square, T
+        }
+        // A bent four: a point of degree 2 whose two neighbours in the shape are not in
+        // line is the bend; dead when the bend is a corner point.
+        let last = self.size - 1;
+        pts.iter().any(|&q| {
+            let inside: SmallVec<[Point; 2]> = q
+                .neighbors()
+                .into_iter()
+                .filter(|n| pts.contains(n))
+                .collect();
+            if inside.len() != 2 {
+                return false;
+            }
+            let (a, b) = (inside[0].coord(), inside[1].coord());
+            let bent = a.0 != b.0 && a.1 != b.1;
+            let (x, y) = q.coord();
+            bent && (x == 0 || x == last) && (y == 0 || y == last)
+        })
+    }
+
     fn ladder_read(
         &self,
         p: Point,
@@ -280,6 +328,20 @@ impl Board {
             }
             *budget -= 1;
             let a = Point(a);
+            // The defender's run to the other liberty reaches three liberties at once
+            // when that point has three empty neighbours besides `a`: it escapes, so
+            // this atari fails without reading it on a copy (the common case).
+            let other = libs.iter().map(|&l| Point(l)).find(|&l| l != a);
+            if let Some(e) = other {
+                let free = e
+                    .neighbors()
+                    .iter()
+                    .filter(|&&n| n != a && self.cells[n.index()] == Cell::Empty)
+                    .count();
+                if free >= 3 {
+                    continue;
+                }
+            }
             if !self.is_legal(attacker, a) {
                 continue;
             }
@@ -428,6 +490,27 @@ mod tests {
         assert!(b.breaks_seki(Color::White, p(2, 1)), "White C2");
         // Taking A9 captures.
         assert!(!b.breaks_seki(Color::Black, p(0, 7)));
+    }
+
+    #[test]
+    fn a_bent_four_in_the_corner_is_a_sacrifice_a_straight_four_a_seki_break() {
+        // Top right: White's G9-J4 chain and Black's J7-J9 share H9 and J6. Black H9
+        // gives up four stones bent round the J9 corner (dead shape: a ko at best for
+        // White); Black J6 gives up a straight four on the edge, which lives.
+        let b = board(&[
+            "X.XX.XO.X",
+            "...XXXOOX",
+            "X.XOXXXOX",
+            "XXXOOXXO.",
+            "X.XOOOXOO",
+            "XXO.OOXXO",
+            "XOOOOXX.X",
+            "OOOO.OXXX",
+            "...OOOOOX",
+        ]);
+        let p = |c, r| b.point(c, r).unwrap();
+        assert!(!b.breaks_seki(Color::Black, p(7, 8)), "H9");
+        assert!(b.breaks_seki(Color::Black, p(8, 5)), "J6");
     }
 
     #[test]
