@@ -633,7 +633,17 @@ impl Engine {
             s
         };
         let own = self.search_ownership(self.settings.status_playouts, &watch);
-        let dead = enclosed_dead(board, dead_from_ownership(board, &own, DEAD_THRESHOLD));
+        let mut dead = dead_from_ownership(board, &own, DEAD_THRESHOLD);
+        let killed = killed_by_sacrifice(board);
+        if !killed.is_empty() {
+            // The chains that kill keep their stones; the killed ones are dead.
+            let killers: Vec<Point> = killed.iter().flat_map(|k| k.1.iter().copied()).collect();
+            dead.retain(|p| !killers.contains(p));
+            dead.extend(killed.iter().flat_map(|k| k.0.iter().copied()));
+            dead.sort_unstable();
+            dead.dedup();
+        }
+        let dead = enclosed_dead(board, dead);
         let judgement = Judgement { dead };
         if !stopped.load(std::sync::atomic::Ordering::Relaxed) {
             if let Ok(mut cache) = self.status_cache.lock() {
@@ -795,6 +805,71 @@ pub fn dead_from_ownership(board: &Board, own: &[f32], threshold: f32) -> Vec<Po
         .collect();
     dead.sort_unstable();
     dead
+}
+
+/// Chains that a sacrifice kills, with the chain that kills them: a chain A whose only
+/// two liberties are exactly those of an opponent chain S next to them, no other stone
+/// touching either point. Neither side can fill one without being taken, which looks
+/// like a seki; but when S's owner fills one (S then in atari), A's owner must capture
+/// and gets S's points as its whole eye space, and if that space is a nakade shape
+/// (three points or fewer, or a square, T or corner-bent four) a play inside kills A.
+/// Playouts and the status search rarely find that sequence (the real games
+/// clock9-abs60 game 15, clock9s3-byo game 19, clock9s4-abs60 game 15), so it is read
+/// here exactly.
+pub fn killed_by_sacrifice(board: &Board) -> Vec<(Vec<Point>, Vec<Point>)> {
+    let mut out = Vec::new();
+    let mut seen = vec![false; NUM_CELLS];
+    for p in board.points() {
+        let Some(color) = board.get(p) else { continue };
+        if seen[p.index()] {
+            continue;
+        }
+        let chain = board.chain(p);
+        for s in &chain {
+            seen[s.index()] = true;
+        }
+        let libs = board.liberties(p);
+        if libs.len() != 2 {
+            continue;
+        }
+        let head = board.chain_id(p);
+        // Every stone next to the two liberties: this chain or one opponent chain.
+        let mut other: Option<Point> = None;
+        let mut clean = true;
+        for l in &libs {
+            for n in l.neighbors() {
+                match board.get(n) {
+                    Some(c) if c == color => clean &= board.chain_id(n) == head,
+                    Some(_) => {
+                        let id = board.chain_id(n);
+                        match other {
+                            None => other = id,
+                            Some(o) => clean &= id == Some(o),
+                        }
+                    }
+                    None => {}
+                }
+            }
+        }
+        let Some(s) = other else { continue };
+        if !clean || board.liberties(s) != libs {
+            continue;
+        }
+        let s_stones = board.chain(s);
+        let kills = libs.iter().any(|&fill| {
+            // S fills `fill` (touching S alone among its colour, as checked above).
+            let mut space = s_stones.clone();
+            space.push(fill);
+            board.nakade_shape(&space)
+        });
+        if kills {
+            out.push((chain, s_stones));
+        }
+    }
+    // Both small: whoever fills first wins, so neither is dead as the board stands.
+    let killers: Vec<Point> = out.iter().map(|k| k.1[0]).collect();
+    out.retain(|k| !k.0.iter().any(|p| killers.contains(p)));
+    out
 }
 
 /// Of the stones judged `dead`, those that stand inside the opponent's area: once they

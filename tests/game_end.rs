@@ -231,3 +231,70 @@ fn a_finished_game_played_on_still_weighs_its_moves() {
         "{below} of 500 simulations went below the root"
     );
 }
+
+/// The end of clock9s4-abs60 game 15 (Tengen White counted W+0.5, GNU Go B+17.5): White's
+/// G9-J4 chain and Black's J7-J9 share H9 and J6 and nothing else. Black H9 gives up
+/// four stones bent round the J9 corner; White must take them at J6 and is left with
+/// that bent four as its only eye space: dead (a ko at best).
+const BENT_FOUR: [&str; 9] = [
+    "X . X X . X O . X",
+    ". . . X X X O O X",
+    "X . X O X X X O X",
+    "X X X O O X X O .",
+    "X . X O O O X O O",
+    "X X O . O O X X O",
+    "X O O O O X X . X",
+    "O O O O . O X X X",
+    ". . . O O O O O X",
+];
+
+#[test]
+fn a_group_left_a_bent_four_in_the_corner_is_dead() {
+    let white: Vec<Point> = [
+        (6, 8),
+        (6, 7),
+        (7, 7),
+        (7, 6),
+        (7, 5),
+        (7, 4),
+        (8, 4),
+        (8, 3),
+    ]
+    .iter()
+    .map(|&(c, r)| Point::from_coord(c, r))
+    .collect();
+    let game = common::position(&BENT_FOUR, Color::White, rules(7.5));
+    let killed = tengen::engine::killed_by_sacrifice(game.board());
+    assert_eq!(killed.len(), 1, "{killed:?}");
+    let mut got = killed[0].0.clone();
+    got.sort_unstable();
+    let mut want = white.clone();
+    want.sort_unstable();
+    assert_eq!(got, want);
+    for seed in 1..=3 {
+        let mut e = engine(rules(7.5), &BENT_FOUR, Color::White, &[]);
+        e.settings.seed = seed;
+        assert_eq!(e.dead_stones(), want, "seed {seed}");
+        assert_eq!(e.final_score().result_string(), "B+17.5", "seed {seed}");
+    }
+}
+
+#[test]
+fn a_true_seki_is_not_a_sacrifice() {
+    // Bottom left: White's A4-B2 chain (four stones) and Black's big group share B4 and
+    // A1 and nothing else; filling either gives the other side five stones or more:
+    // a seki, no one dead there.
+    let rows = [
+        ". O . O O X X X .",
+        "O O O . O O X X X",
+        "O O X O O X X X .",
+        "O X X X O X . X X",
+        "X X X O O X X X X",
+        "O . X O O X X X X",
+        "O X X X O O O X O",
+        "O O X O O O . O O",
+        ". X X X O . O . O",
+    ];
+    let game = common::position(&rows, Color::Black, rules(7.5));
+    assert!(tengen::engine::killed_by_sacrifice(game.board()).is_empty());
+}

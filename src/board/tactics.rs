@@ -276,6 +276,16 @@ impl Board {
                 }
             }
         }
+        pts.len() == 4 && self.nakade_shape(&pts)
+    }
+
+    /// Whether a space of these points (connected), once it is all a group has, makes
+    /// at most one eye against a play inside: one to three points, or four in a square,
+    /// a T, or bent round a corner of the board (a ko at best).
+    pub fn nakade_shape(&self, pts: &[Point]) -> bool {
+        if pts.len() <= 3 {
+            return !pts.is_empty();
+        }
         if pts.len() != 4 {
             return false;
         }
