@@ -175,7 +175,7 @@ const FALSE_SEKI: [&str; 9] = [
 
 #[test]
 fn a_sacrifice_that_kills_is_read_in_the_dead_stone_judgement() {
-    let corner: Vec<Point> = [
+    let corner = sorted_points(&[
         (0, 8), // A9
         (1, 3),
         (2, 3),
@@ -188,12 +188,7 @@ fn a_sacrifice_that_kills_is_read_in_the_dead_stone_judgement() {
         (3, 1),
         (3, 0),
         (4, 0),
-    ]
-    .iter()
-    .map(|&(c, r)| Point::from_coord(c, r))
-    .collect();
-    let mut corner = corner;
-    corner.sort_unstable();
+    ]);
     for seed in 1..=4 {
         let mut e = engine(rules(7.5), &FALSE_SEKI, Color::Black, &[]);
         e.settings.seed = seed;
@@ -250,7 +245,7 @@ const BENT_FOUR: [&str; 9] = [
 
 #[test]
 fn a_group_left_a_bent_four_in_the_corner_is_dead() {
-    let white: Vec<Point> = [
+    let want = sorted_points(&[
         (6, 8),
         (6, 7),
         (7, 7),
@@ -259,17 +254,12 @@ fn a_group_left_a_bent_four_in_the_corner_is_dead() {
         (7, 4),
         (8, 4),
         (8, 3),
-    ]
-    .iter()
-    .map(|&(c, r)| Point::from_coord(c, r))
-    .collect();
+    ]);
     let game = common::position(&BENT_FOUR, Color::White, rules(7.5));
     let killed = tengen::engine::killed_by_sacrifice(game.board());
     assert_eq!(killed.len(), 1, "{killed:?}");
     let mut got = killed[0].0.clone();
     got.sort_unstable();
-    let mut want = white.clone();
-    want.sort_unstable();
     assert_eq!(got, want);
     for seed in 1..=3 {
         let mut e = engine(rules(7.5), &BENT_FOUR, Color::White, &[]);
@@ -297,4 +287,14 @@ fn a_true_seki_is_not_a_sacrifice() {
     ];
     let game = common::position(&rows, Color::Black, rules(7.5));
     assert!(tengen::engine::killed_by_sacrifice(game.board()).is_empty());
+}
+
+/// The points of (column, row) pairs, sorted as the dead-stone lists are.
+fn sorted_points(coords: &[(usize, usize)]) -> Vec<Point> {
+    let mut v: Vec<Point> = coords
+        .iter()
+        .map(|&(c, r)| Point::from_coord(c, r))
+        .collect();
+    v.sort_unstable();
+    v
 }

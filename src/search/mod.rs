@@ -274,11 +274,9 @@ impl Search {
             _ => None,
         };
         // Superko at the root: children that would repeat a position are pruned.
-        let seki_moves = self.config.seki_moves;
-        let legal = |mv: Move| {
-            game.check(color, mv).is_ok()
-                && (seki_moves || !matches!(mv, Move::Place(p) if root_board.breaks_seki(color, p)))
-        };
+        let config = &self.config;
+        let legal =
+            |mv: Move| game.check(color, mv).is_ok() && allowed(config, &root_board, color, mv);
         if !tree.node(ROOT).is_expanded() && tree.try_claim(ROOT) {
             let kids = prior::children(&root_board, color, last, &self.config.priors, &legal);
             tree.expand(ROOT, &kids);
@@ -346,6 +344,12 @@ impl Search {
         self.tree = Some((tree, key));
         analysis
     }
+}
+
+/// Whether the tree may hold `mv` as a child: anything, unless the configuration forbids
+/// filling a seki's shared liberty ([`SearchConfig::seki_moves`]).
+fn allowed(config: &SearchConfig, board: &Board, color: Color, mv: Move) -> bool {
+    config.seki_moves || !matches!(mv, Move::Place(p) if board.breaks_seki(color, p))
 }
 
 /// Komi plus handicap compensation, as the game's count applies them.
@@ -539,9 +543,7 @@ fn simulate(shared: &Shared, w: &mut Worker) -> bool {
             let want = node == ROOT || visits >= cfg.expand_visits;
             if want && !tree.is_full() && tree.try_claim(node) {
                 let board = &w.board;
-                let keep = |mv: Move| {
-                    cfg.seki_moves || !matches!(mv, Move::Place(p) if board.breaks_seki(color, p))
-                };
+                let keep = |mv: Move| allowed(cfg, board, color, mv);
                 let kids = prior::children(board, color, last, &cfg.priors, &keep);
                 tree.expand(node, &kids);
             }
