@@ -53,6 +53,22 @@ impl<R: rand::Rng> PointSampler for R {
     }
 }
 
+/// One move played with [`Board::place_undoable`], for [`Board::undo`].
+#[derive(Clone, Debug)]
+pub struct Undo {
+    p: u16,
+    color: Color,
+    /// The point's chain entries before the move (head, next, stones, libs, sums).
+    saved: (u16, u16, u16, u16, u32, u64),
+    empty_idx: u16,
+    ko_point: u16,
+    ko_color: Color,
+    /// Captured chains: head and stones, in the order taken.
+    captured: SmallVec<[(u16, u32); 4]>,
+    /// Merges in the order made: (kept head, absorbed head).
+    merges: SmallVec<[(u16, u16); 4]>,
+}
+
 /// The fast board. Cloning copies a fixed-size block (no heap).
 #[derive(Clone)]
 pub struct Board {
@@ -522,6 +538,155 @@ impl Board {
         captured
     }
 
+    /// Plays a legal move of `color` on `p` like [`Board::place`] and returns what
+    /// [`Board::undo`] needs to take it back exactly (every array, the order of the empty
+    /// list included). For reading ahead without copying the board: moves must be undone
+    /// last first. Suicide is not supported (the move must be legal).
+    pub fn place_undoable(&mut self, color: Color, p: Point) -> Undo {
+        debug_assert!(self.is_legal(color, p));
+        let pi = p.index();
+        let mut u = Undo {
+            p: p.0,
+            color,
+            saved: (
+                self.head[pi],
+                self.next[pi],
+                self.stones[pi],
+                self.libs[pi],
+                self.lib_sum[pi],
+                self.lib_sum_sq[pi],
+            ),
+            empty_idx: self.empty_index[pi],
+            ko_point: self.ko_point,
+            ko_color: self.ko_color,
+            captured: SmallVec::new(),
+            merges: SmallVec::new(),
+        };
+        self.add_stone(color, p);
+        let enemy = Cell::from(color.opponent());
+        let mut captured = 0u32;
+        let mut last_captured = 0u16;
+        for n in p.neighbors() {
+            if self.cells[n.index()] == enemy {
+                let h = self.head_of(n);
+                if self.libs[h] == 0 {
+                    last_captured = h as u16;
+                    let k = self.remove_chain(h);
+                    captured += k;
+                    u.captured.push((h as u16, k));
+                }
+            }
+        }
+        let own = Cell::from(color);
+        for n in p.neighbors() {
+            if self.cells[n.index()] == own {
+                let a = self.head_of(n);
+                let b = self.head_of(p);
+                if a != b {
+                    let (big, small) = self.merge(a, b);
+                    u.merges.push((big as u16, small as u16));
+                }
+            }
+        }
+        self.captures[color.index()] += captured;
+        self.ko_point = 0;
+        let h = self.head_of(p);
+        if captured == 1 && self.stones[h] == 1 && self.libs[h] == 1 {
+            self.ko_point = last_captured;
+            self.ko_color = color.opponent();
+        }
+        debug_assert!(self.libs[h] > 0, "place_undoable: suicide");
+        u
+    }
+
+    /// Takes back the move `u` recorded, which must be the last one not yet undone.
+    pub fn undo(&mut self, u: Undo) {
+        let p = Point(u.p);
+        let pi = p.index();
+        let color = u.color;
+        self.ko_point = u.ko_point;
+        self.ko_color = u.ko_color;
+        for &(big, small) in u.merges.iter().rev() {
+            let (big, small) = (big as usize, small as usize);
+            self.next.swap(big, small);
+            let mut s = small as u16;
+            loop {
+                self.head[s as usize] = small as u16;
+                s = self.next[s as usize];
+                if s as usize == small {
+                    break;
+                }
+            }
+            self.stones[big] -= self.stones[small];
+            self.libs[big] -= self.libs[small];
+            self.lib_sum[big] -= self.lib_sum[small];
+            self.lib_sum_sq[big] -= self.lib_sum_sq[small];
+        }
+        let mut captured = 0;
+        for &(h, k) in u.captured.iter().rev() {
+            self.restore_chain(h as usize, color.opponent());
+            captured += k;
+        }
+        self.captures[color.index()] -= captured;
+        // Take back `add_stone`.
+        for n in p.neighbors() {
+            let c = self.cells[n.index()];
+            if c != Cell::Empty && c != Cell::Border && n != p {
+                let h = self.head_of(n);
+                self.add_lib(h, p.0);
+            }
+        }
+        let (head, next, stones, libs, lib_sum, lib_sum_sq) = u.saved;
+        self.head[pi] = head;
+        self.next[pi] = next;
+        self.stones[pi] = stones;
+        self.libs[pi] = libs;
+        self.lib_sum[pi] = lib_sum;
+        self.lib_sum_sq[pi] = lib_sum_sq;
+        self.hash ^= STONE_KEYS[color.index()][pi];
+        // Take back `remove_empty`: the point that filled p's slot goes back to the end.
+        let idx = u.empty_idx as usize;
+        let moved = self.empties[idx];
+        self.empties[self.num_empty] = moved;
+        self.empty_index[moved as usize] = self.num_empty as u16;
+        self.empties[idx] = p.0;
+        self.empty_index[pi] = idx as u16;
+        self.num_empty += 1;
+        self.stone_counts[color.index()] -= 1;
+        self.set_cell(p, Cell::Empty);
+    }
+
+    /// Puts back the chain with head `h` that [`Board::remove_chain`] took off (its ring
+    /// and head entries are still in place), undoing that function step by step, last
+    /// stone first.
+    fn restore_chain(&mut self, h: usize, color: Color) {
+        let mut ring: SmallVec<[u16; 32]> = SmallVec::new();
+        let mut s = h as u16;
+        loop {
+            ring.push(s);
+            s = self.next[s as usize];
+            if s as usize == h {
+                break;
+            }
+        }
+        for &s in ring.iter().rev() {
+            let p = Point(s);
+            for n in p.neighbors() {
+                let c = self.cells[n.index()];
+                if c != Cell::Empty && c != Cell::Border {
+                    let nh = self.head_of(n);
+                    if nh != h {
+                        self.remove_lib(nh, s);
+                    }
+                }
+            }
+            self.hash ^= STONE_KEYS[color.index()][s as usize];
+            self.num_empty -= 1;
+            self.set_cell(p, Cell::from(color));
+        }
+        self.stone_counts[color.index()] += ring.len() as u16;
+    }
+
     /// Puts a stone on empty `p` as a new one-stone chain: cell, counts, empty list, hash,
     /// its pseudo-liberties, and the pseudo-liberty `p` taken from each neighbouring chain.
     /// Captures and merges are the caller's.
@@ -646,7 +811,7 @@ impl Board {
     }
 
     /// Merges the chains with heads `a` and `b`, the smaller into the larger.
-    fn merge(&mut self, a: usize, b: usize) {
+    fn merge(&mut self, a: usize, b: usize) -> (usize, usize) {
         let (big, small) = if self.stones[a] >= self.stones[b] {
             (a, b)
         } else {
@@ -665,6 +830,7 @@ impl Board {
         self.libs[big] += self.libs[small];
         self.lib_sum[big] += self.lib_sum[small];
         self.lib_sum_sq[big] += self.lib_sum_sq[small];
+        (big, small)
     }
 
     /// Removes the chain with head `h`; returns its size.
@@ -853,6 +1019,77 @@ mod tests {
             assert_eq!(b.points().count(), n * n);
             b.check_consistency().unwrap();
         }
+    }
+
+    /// Every part of the state that anything reads: stones, chains of stones, per-head
+    /// counts, neighbour counts, the empty list in order, ko, hash, prisoners.
+    fn same_state(a: &Board, b: &Board) -> bool {
+        let mut ok = a.size == b.size
+            && a.cells == b.cells
+            && a.neighbor_counts == b.neighbor_counts
+            && a.num_empty == b.num_empty
+            && a.empties[..a.num_empty] == b.empties[..b.num_empty]
+            && a.ko_point == b.ko_point
+            && (a.ko_point == 0 || a.ko_color == b.ko_color)
+            && a.hash == b.hash
+            && a.captures == b.captures
+            && a.stone_counts == b.stone_counts;
+        for p in a.points() {
+            let i = p.index();
+            if a.get(p).is_some() {
+                let h = a.head[i] as usize;
+                ok &= a.head[i] == b.head[i] && a.next[i] == b.next[i];
+                ok &= (a.stones[h], a.libs[h], a.lib_sum[h], a.lib_sum_sq[h])
+                    == (b.stones[h], b.libs[h], b.lib_sum[h], b.lib_sum_sq[h]);
+            } else {
+                ok &= a.empty_index[i] == b.empty_index[i];
+            }
+        }
+        ok
+    }
+
+    #[test]
+    fn undo_takes_back_every_move_exactly() {
+        use rand::{rngs::SmallRng, SeedableRng};
+        let mut rng = SmallRng::seed_from_u64(11);
+        let (mut captures, mut merges, mut kos) = (0, 0, 0);
+        for size in [5, 9, 19] {
+            for _ in 0..20 {
+                let mut b = Board::new(size).unwrap();
+                let mut color = Color::Black;
+                for _ in 0..size * size * 3 {
+                    let Some(p) = b.clone().random_move(color, &mut rng) else {
+                        break;
+                    };
+                    let before = b.clone();
+                    let mut placed = b.clone();
+                    placed.place(color, p);
+                    let u = b.place_undoable(color, p);
+                    captures += !u.captured.is_empty() as usize;
+                    merges += !u.merges.is_empty() as usize;
+                    kos += (b.ko_point != 0) as usize;
+                    assert!(same_state(&b, &placed), "place_undoable differs from place");
+                    b.check_consistency().unwrap();
+                    // A second move on top, undone first.
+                    if let Some(q) = b.clone().random_move(color.opponent(), &mut rng) {
+                        let mid = b.clone();
+                        let v = b.place_undoable(color.opponent(), q);
+                        b.undo(v);
+                        assert!(same_state(&b, &mid), "nested undo");
+                    }
+                    b.undo(u);
+                    assert!(same_state(&b, &before), "undo differs");
+                    b.check_consistency().unwrap();
+                    b.place(color, p);
+                    color = color.opponent();
+                }
+            }
+        }
+        // The games exercised the interesting cases.
+        assert!(
+            captures > 100 && merges > 1000 && kos > 5,
+            "{captures} {merges} {kos}"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Small tactical questions the playout policy and the tree priors ask of the board:
 //! exact liberty counts (bounded), liberties a move would leave, self-atari, the 3x3
 //! neighbourhood code of a point and a simple ladder read. Read-only except the ladder,
-//! which works on a scratch copy.
+//! which plays and undoes its moves.
 
 use smallvec::SmallVec;
 
@@ -16,23 +16,6 @@ pub type Pattern3 = u16;
 pub const LADDER_BUDGET: u32 = 64;
 /// Steps a ladder read may go deep.
 pub const LADDER_DEPTH: usize = 48;
-
-/// Runs `f` with this thread's scratch boards for ladder reading (made once per thread).
-fn with_scratch<R>(like: &Board, f: impl FnOnce(&mut [Board]) -> R) -> R {
-    thread_local! {
-        static SCRATCH: std::cell::RefCell<Vec<Board>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut v) => {
-            if v.len() < LADDER_DEPTH + 1 {
-                v.resize(LADDER_DEPTH + 1, like.clone());
-            }
-            f(&mut v)
-        }
-        // Re-entered (cannot happen today): use fresh boards.
-        Err(_) => f(&mut vec![like.clone(); LADDER_DEPTH + 1]),
-    })
-}
 
 /// See [`Board::breaks_seki`]: captured chains of fewer stones leave a killable space.
 pub const SEKI_STONES: usize = 4;
@@ -236,27 +219,24 @@ impl Board {
     /// keeps it in atari with every move until it is captured. A simple read: at most
     /// [`LADDER_BUDGET`] attacker tries, two candidate ataris at each step, at most
     /// [`LADDER_DEPTH`] steps; a chain that reaches three liberties, or can capture an
-    /// attacker in atari, escapes.
+    /// attacker in atari, escapes. Reads on a scratch copy of the board.
     pub fn is_ladder_capture(&self, p: Point, attacker: Color) -> bool {
+        let mut b = self.clone();
         let mut budget = LADDER_BUDGET;
-        with_scratch(self, |scratch| {
-            self.ladder_read(p, attacker, &mut budget, scratch)
-        })
+        b.ladder_read(p, attacker, &mut budget, LADDER_DEPTH + 1)
     }
 
     /// Whether `color` extending its chain through `chain` (in atari) on `lib` runs into
-    /// a ladder: the extension leaves two liberties and the opponent catches it.
-    pub fn escape_is_ladder(&self, color: Color, chain: Point, lib: Point) -> bool {
-        with_scratch(self, |scratch| {
-            let (b, rest) = scratch.split_first_mut().expect("scratch boards");
-            b.copy_from(self);
-            b.place(color, lib);
-            if b.liberties_upto(chain, 3) != 2 {
-                return false;
-            }
+    /// a ladder: the extension leaves two liberties and the opponent catches it. Reads
+    /// on this board, playing and undoing moves: the board is left exactly as it was.
+    pub fn escape_is_ladder(&mut self, color: Color, chain: Point, lib: Point) -> bool {
+        let u = self.place_undoable(color, lib);
+        let caught = self.liberties_upto(chain, 3) == 2 && {
             let mut budget = LADDER_BUDGET;
-            b.ladder_read(chain, color.opponent(), &mut budget, rest)
-        })
+            self.ladder_read(chain, color.opponent(), &mut budget, LADDER_DEPTH)
+        };
+        self.undo(u);
+        caught
     }
 
     /// Whether the four stones of `p` and the chains `heads` next to it, once captured,
@@ -313,13 +293,9 @@ impl Board {
         })
     }
 
-    fn ladder_read(
-        &self,
-        p: Point,
-        attacker: Color,
-        budget: &mut u32,
-        scratch: &mut [Board],
-    ) -> bool {
+    /// The ladder read behind [`Board::is_ladder_capture`], `depth` steps deep at most,
+    /// playing each step on this board and undoing it.
+    fn ladder_read(&mut self, p: Point, attacker: Color, budget: &mut u32, depth: usize) -> bool {
         let defender = attacker.opponent();
         if self.get(p) != Some(defender) {
             return true;
@@ -329,9 +305,9 @@ impl Board {
         if libs.len() != 2 {
             return libs.is_empty();
         }
-        let Some((b, rest)) = scratch.split_first_mut() else {
+        if depth == 0 {
             return false; // too deep to read: assume it escapes
-        };
+        }
         for &a in &libs {
             if *budget == 0 {
                 return false;
@@ -340,7 +316,7 @@ impl Board {
             let a = Point(a);
             // The defender's run to the other liberty reaches three liberties at once
             // when that point has three empty neighbours besides `a`: it escapes, so
-            // this atari fails without reading it on a copy (the common case).
+            // this atari fails without reading it (the common case).
             let other = libs.iter().map(|&l| Point(l)).find(|&l| l != a);
             if let Some(e) = other {
                 let free = e
@@ -355,30 +331,49 @@ impl Board {
             if !self.is_legal(attacker, a) {
                 continue;
             }
-            b.copy_from(self);
-            b.place(attacker, a);
-            // The attacker's stone must not itself be capturable at once.
-            if b.get(a) != Some(attacker) || b.in_atari(a) {
-                continue;
-            }
-            let Some(escape) = b.atari_liberty(p) else {
-                continue;
-            };
-            // The defender may capture an attacking chain in atari instead of running.
-            if b.defender_can_capture(p, defender) {
-                continue;
-            }
-            if !b.is_legal(defender, escape) {
+            let u = self.place_undoable(attacker, a);
+            let caught = self.ladder_step(p, a, attacker, budget, depth);
+            self.undo(u);
+            if caught {
                 return true;
-            }
-            b.place(defender, escape);
-            match b.liberties_upto(p, 3) {
-                0 | 1 => return true,
-                2 if b.ladder_read(p, attacker, budget, rest) => return true,
-                _ => {}
             }
         }
         false
+    }
+
+    /// After the attacker's atari on `a`: whether the defender's chain through `p` is
+    /// caught (every branch read is undone before returning).
+    fn ladder_step(
+        &mut self,
+        p: Point,
+        a: Point,
+        attacker: Color,
+        budget: &mut u32,
+        depth: usize,
+    ) -> bool {
+        let defender = attacker.opponent();
+        // The attacker's stone must not itself be capturable at once.
+        if self.get(a) != Some(attacker) || self.in_atari(a) {
+            return false;
+        }
+        let Some(escape) = self.atari_liberty(p) else {
+            return false;
+        };
+        // The defender may capture an attacking chain in atari instead of running.
+        if self.defender_can_capture(p, defender) {
+            return false;
+        }
+        if !self.is_legal(defender, escape) {
+            return true;
+        }
+        let u = self.place_undoable(defender, escape);
+        let caught = match self.liberties_upto(p, 3) {
+            0 | 1 => true,
+            2 => self.ladder_read(p, attacker, budget, depth - 1),
+            _ => false,
+        };
+        self.undo(u);
+        caught
     }
 
     /// Whether some chain of the attacker next to the defender's chain through `p` is in

@@ -69,7 +69,7 @@ impl Moggy {
     /// Captures and escapes answering `last` for `color`.
     fn tactical(
         &self,
-        board: &Board,
+        board: &mut Board,
         color: Color,
         last: Point,
         rng: &mut PlayoutRng,
@@ -107,7 +107,14 @@ impl Moggy {
     /// Ways to save the own chain through `chain` (in atari on `lib`): capture an enemy
     /// chain next to it that is in atari, or extend when that gives two liberties that a
     /// ladder does not take, or more.
-    fn escapes(&self, board: &Board, color: Color, chain: Point, lib: Point, out: &mut Candidates) {
+    fn escapes(
+        &self,
+        board: &mut Board,
+        color: Color,
+        chain: Point,
+        lib: Point,
+        out: &mut Candidates,
+    ) {
         let enemy = Cell::from(color.opponent());
         let mut s = chain;
         let mut steps = 0;
