@@ -447,6 +447,13 @@ impl Engine {
         if !opponent_passed && !matches!(reach_of(&[], mv), 1 | 2) {
             return mv;
         }
+        // While one colour has no stone on the board every point looks settled (White's
+        // first move, a handicap game's start): not an ended game, and the dead-stone
+        // search it would start cost 0.3 s over the move's time on 19x19.
+        let one_coloured = Color::BOTH.iter().any(|&c| board.stone_count(c) == 0);
+        if !opponent_passed && one_coloured && a.winrate < WON {
+            return mv;
+        }
         let dead = self.dead_stones();
         let wins = self.game.score(&dead).winner() == Some(color);
         if opponent_passed && wins {
