@@ -117,13 +117,75 @@ impl Board {
         found.len()
     }
 
+    /// Whether `color` playing on empty `p` leaves its chain two liberties or more:
+    /// `liberties_after(color, p, 2) >= 2`, without walking the chains it joins. A
+    /// chain's pseudo-liberties less the ones at `p` and at the liberty already found
+    /// are liberties the new chain keeps: any left is a second one, and a remainder that
+    /// is all one point (`count * sum_sq == sum * sum`) is exactly one.
+    pub fn keeps_two_liberties(&self, color: Color, p: Point) -> bool {
+        let own = Cell::from(color);
+        let enemy = Cell::from(color.opponent());
+        // The one liberty found so far, and whether it is an empty point (a captured
+        // enemy stone's point is no pseudo-liberty of any chain).
+        let mut found: Option<(Point, bool)> = None;
+        for n in p.neighbors() {
+            let c = self.cells[n.index()];
+            let empty = c == Cell::Empty;
+            if empty || (c == enemy && self.in_atari_head(self.head_of(n))) {
+                if found.is_some() {
+                    return true;
+                }
+                found = Some((n, empty));
+            }
+        }
+        let mut heads: SmallVec<[u16; 4]> = SmallVec::new();
+        for n in p.neighbors() {
+            if self.cells[n.index()] != own {
+                continue;
+            }
+            let h = self.head[n.index()];
+            if heads.contains(&h) {
+                continue;
+            }
+            heads.push(h);
+            let hi = h as usize;
+            let (mut k, mut s, mut q) = (
+                self.libs[hi] as u64,
+                self.lib_sum[hi] as u64,
+                self.lib_sum_sq[hi],
+            );
+            let mut take = |x: Point| {
+                let x64 = x.0 as u64;
+                for m in x.neighbors() {
+                    if self.cells[m.index()] == own && self.head[m.index()] == h {
+                        k -= 1;
+                        s -= x64;
+                        q -= x64 * x64;
+                    }
+                }
+            };
+            take(p);
+            if let Some((f, true)) = found {
+                take(f);
+            }
+            if k == 0 {
+                continue;
+            }
+            if found.is_some() || k * q != s * s {
+                return true;
+            }
+            found = Some((Point((s / k) as u16), true));
+        }
+        false
+    }
+
     /// Whether `color` playing on empty `p` leaves its chain in atari (or without
     /// liberties), with the size that chain would have.
     pub fn self_atari(&self, color: Color, p: Point) -> Option<usize> {
         if self.neighbor_count(p, Cell::Empty) >= 2 {
             return None;
         }
-        if self.liberties_after(color, p, 2) >= 2 {
+        if self.keeps_two_liberties(color, p) {
             return None;
         }
         let own = Cell::from(color);
@@ -442,6 +504,36 @@ mod tests {
         assert_eq!(b.liberties_after(Color::White, p(1, 0), 9), 4);
         assert_eq!(b.self_atari(Color::White, p(1, 0)), None);
         assert_eq!(b.atari_liberty(p(0, 0)), Some(p(1, 0)));
+    }
+
+    #[test]
+    fn keeps_two_liberties_agrees_with_the_chain_walk() {
+        use rand::{rngs::SmallRng, SeedableRng};
+        let mut rng = SmallRng::seed_from_u64(3);
+        let mut checked = [0usize; 2];
+        for size in [5, 9, 19] {
+            for _ in 0..10 {
+                let mut b = Board::new(size).unwrap();
+                let mut color = Color::Black;
+                for _ in 0..size * size * 2 {
+                    for p in b.empty_points().collect::<Vec<_>>() {
+                        for c in Color::BOTH {
+                            let walk = b.liberties_after(c, p, 2) >= 2;
+                            assert_eq!(b.keeps_two_liberties(c, p), walk, "{b:?} {p:?} {c:?}");
+                            checked[walk as usize] += 1;
+                        }
+                    }
+                    match b.random_move(color, &mut rng) {
+                        Some(p) => {
+                            b.place(color, p);
+                        }
+                        None => break,
+                    }
+                    color = color.opponent();
+                }
+            }
+        }
+        assert!(checked[0] > 10_000 && checked[1] > 10_000, "{checked:?}");
     }
 
     #[test]
