@@ -81,6 +81,69 @@ fn escapes_from_atari() {
     }
 }
 
+/// A capturing race of two liberties each in the bottom left (Fuego's
+/// `playout_semeai.1.sgf`, as a diagram): Black's A2-D2 has A1 and C1, White's big chain
+/// A5 and C1. White to move wins it by taking the shared outside point C1 (then Black's
+/// chain has only A1, where Black may not play); A1 instead lets Black take C1 first.
+#[test]
+fn takes_the_liberty_that_wins_the_semeai() {
+    let game = position(
+        &[
+            ". . . . O . O . O",
+            ". . . X O . O . O",
+            ". . X . O O O O O",
+            ". X . X . . . . .",
+            ". X . . X . X X .",
+            "O O X X X . . . .",
+            "O O O O O X . . .",
+            "X X X X O X . X .",
+            ". O . O O X . . .",
+        ],
+        Color::White,
+    );
+    let c1 = Move::Place(Point::from_coord(2, 0));
+    for seed in 1..=3 {
+        let a = search(seed).run(&game, Color::White, &Limits::playouts(1000));
+        assert_eq!(a.best(), c1, "seed {seed}: {:?}", &a.candidates[..3]);
+    }
+}
+
+/// A ko fight: White takes the ko at E8 (capturing F8); Black, who may not retake at once,
+/// threatens with C4, putting White's three stones D4-F4 in atari. White must answer at
+/// G4 (connecting out towards G6 and H3) rather than end the ko at F8: the three stones
+/// decide the game (komi 25.5 makes it close), the ko is one stone. GNU Go 3.8 agrees
+/// (`top_moves_white`: G4 24.9 points, F8 1.4).
+#[test]
+fn answers_a_ko_threat_instead_of_ending_the_ko() {
+    let mut game = position(
+        &[
+            ". . . X X O . . .",
+            ". . . X . X O . .",
+            ". . . X X O . O .",
+            ". . . . . . O . .",
+            ". . . X X X . . .",
+            ". . . O O O . . .",
+            ". . . X X X . O .",
+            ". . . . . . . . .",
+            ". . . . . . . . .",
+        ],
+        Color::White,
+    );
+    game.set_komi(25.5);
+    let at = |c, r| Move::Place(Point::from_coord(c, r));
+    game.play(Color::White, at(4, 7)).unwrap(); // E8 takes the ko
+    assert_eq!(
+        game.check(Color::Black, at(5, 7)),
+        Err(tengen::IllegalMove::Ko),
+        "F8 is a ko retake"
+    );
+    game.play(Color::Black, at(2, 3)).unwrap(); // C4, the threat
+    for seed in 1..=3 {
+        let a = search(seed).run(&game, Color::White, &Limits::playouts(2000));
+        assert_eq!(a.best(), at(6, 3), "seed {seed}: {:?}", &a.candidates[..3]);
+    }
+}
+
 /// Black has two eyes and nothing else to do: it must not fill them, and passes.
 #[test]
 fn does_not_fill_its_own_eyes() {
