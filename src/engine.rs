@@ -8,7 +8,7 @@ use crate::board::{Board, Color, Move, Point, NUM_CELLS};
 use crate::game::Game;
 use crate::playout::{self, PlayoutRng};
 use crate::rules::Rules;
-use crate::search::{Analysis, Limits, PolicyKind, Search, SearchConfig};
+use crate::search::{Analysis, Limits, PolicyKind, Reporter, Search, SearchConfig};
 
 /// What the move generator answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -144,6 +144,19 @@ impl Settings {
 pub trait Player: Send {
     /// Chooses a move for `color` in `game` within `limits`; the analysis if it has one.
     fn choose(&mut self, game: &Game, color: Color, limits: &Limits) -> (Move, Option<Analysis>);
+
+    /// [`Player::choose`] with live analysis handed to `report` as the search goes (a
+    /// player without a search reports nothing).
+    fn choose_reporting(
+        &mut self,
+        game: &Game,
+        color: Color,
+        limits: &Limits,
+        report: Option<Reporter<'_>>,
+    ) -> (Move, Option<Analysis>) {
+        let _ = report;
+        self.choose(game, color, limits)
+    }
 }
 
 /// The random mover: a uniformly random legal move (superko included) that does not fill
@@ -179,7 +192,17 @@ impl Player for RandomPlayer {
 
 impl Player for Search {
     fn choose(&mut self, game: &Game, color: Color, limits: &Limits) -> (Move, Option<Analysis>) {
-        let a = self.run(game, color, limits);
+        self.choose_reporting(game, color, limits, None)
+    }
+
+    fn choose_reporting(
+        &mut self,
+        game: &Game,
+        color: Color,
+        limits: &Limits,
+        report: Option<Reporter<'_>>,
+    ) -> (Move, Option<Analysis>) {
+        let a = self.run_reporting(game, color, limits, report);
         (a.best(), Some(a))
     }
 }
@@ -244,7 +267,7 @@ impl Engine {
     /// [`Engine::generate`], stopping the search early when `stop` answers true (an
     /// interrupt); the best move found so far is answered.
     pub fn generate_until(&mut self, color: Color, stop: &(dyn Fn() -> bool + Sync)) -> Genmove {
-        self.generate_with(color, stop, false)
+        self.generate_with(color, stop, false, None)
     }
 
     /// The move generator; `cleanup` for `kgs-genmove_cleanup`: never pass while a dead
@@ -254,6 +277,7 @@ impl Engine {
         color: Color,
         stop: &(dyn Fn() -> bool + Sync),
         cleanup: bool,
+        report: Option<Reporter<'_>>,
     ) -> Genmove {
         let budget = match self.settings.playouts {
             Some(_) => None,
@@ -265,6 +289,7 @@ impl Engine {
             max_time: budget.map(|b| b.max),
             early_stop: self.settings.playouts.is_none(),
             stop,
+            root_filter: None,
         };
         let (mv, analysis) = if cleanup && self.game.rules().remove_dead {
             let mut game = self.game.clone();
@@ -272,9 +297,10 @@ impl Engine {
                 remove_dead: false,
                 ..self.game.rules().clone()
             });
-            self.player.choose(&game, color, &limits)
+            self.player.choose_reporting(&game, color, &limits, report)
         } else {
-            self.player.choose(&self.game, color, &limits)
+            self.player
+                .choose_reporting(&self.game, color, &limits, report)
         };
         let mv = match &analysis {
             Some(a) => self.game_end_manners(color, mv, a, cleanup),
@@ -502,8 +528,45 @@ impl Engine {
         color: Color,
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Genmove {
-        let m = self.generate_with(color, stop, true);
+        let m = self.generate_with(color, stop, true, None);
         self.play_generated(color, m)
+    }
+
+    /// [`Engine::genmove_until`] with live analysis handed to `report` while it thinks
+    /// (`lz-genmove_analyze`, `kata-genmove_analyze`).
+    pub fn genmove_analyze(
+        &mut self,
+        color: Color,
+        stop: &(dyn Fn() -> bool + Sync),
+        report: Reporter<'_>,
+    ) -> Genmove {
+        let m = self.generate_with(color, stop, false, Some(report));
+        self.play_generated(color, m)
+    }
+
+    /// Analyses the position for `color` until `stop` answers true, handing the
+    /// analysis so far to `report` (`lz-analyze`, `kata-analyze`); root moves limited to
+    /// those `root_filter` accepts. The tree is kept, as after a search for a move, so
+    /// that analysis of the next position (or a `genmove` here) starts from it. `None`
+    /// when the player has no search.
+    pub fn analyze(
+        &mut self,
+        color: Color,
+        stop: &(dyn Fn() -> bool + Sync),
+        root_filter: Option<&(dyn Fn(Move) -> bool + Sync)>,
+        report: Reporter<'_>,
+    ) -> Option<Analysis> {
+        let limits = Limits {
+            playouts: None,
+            time: None,
+            max_time: None,
+            early_stop: false,
+            stop,
+            root_filter,
+        };
+        self.player
+            .choose_reporting(&self.game, color, &limits, Some(report))
+            .1
     }
 
     /// Generates a move for `color` and plays it.
@@ -536,6 +599,7 @@ impl Engine {
             max_time: None,
             early_stop: false,
             stop,
+            root_filter: None,
         };
         let color = self.game.to_move();
         let (_, a) = self.player.choose(&self.game, color, &limits);
@@ -693,6 +757,7 @@ impl Engine {
             max_time: None,
             early_stop: false,
             stop,
+            root_filter: None,
         };
         // The search wins or loses by the change from the count as it stands (every stone
         // alive): komi makes that count a draw. With the real komi a decided game gives

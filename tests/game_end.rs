@@ -218,6 +218,7 @@ fn a_finished_game_played_on_still_weighs_its_moves() {
         max_time: None,
         early_stop: false,
         stop: &|| false,
+        root_filter: None,
     };
     let a = search.run(&e.game, Color::Black, &limits);
     let below: u32 = a.candidates.iter().map(|c| c.visits).sum();

@@ -83,6 +83,153 @@ impl fmt::Display for KgsTime {
     }
 }
 
+/// Which analysis output: Leela Zero's integers or KataGo's floats and extra fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AnalyzeFormat {
+    Lz,
+    Kata,
+}
+
+/// `avoid COLOUR V,V,.. UNTILDEPTH` / `allow ...`: root moves of `color` limited while
+/// the move number (from the analysed position, 1 = the next move) is at most
+/// `until_depth`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveRule {
+    pub color: Color,
+    pub moves: Vec<GtpMove>,
+    pub until_depth: u32,
+}
+
+/// The arguments of `lz-analyze`, `kata-analyze` and the `*-genmove_analyze` commands
+/// (KataGo's GTP extensions), in any order after the optional colour and interval.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AnalyzeArgs {
+    pub color: Option<Color>,
+    /// Centiseconds between updates; 0: none.
+    pub interval: u32,
+    pub minmoves: u32,
+    pub maxmoves: Option<u32>,
+    pub avoid: Vec<MoveRule>,
+    pub allow: Vec<MoveRule>,
+    pub ownership: bool,
+    pub ownership_stdev: bool,
+    pub moves_ownership: bool,
+    pub pv_visits: bool,
+}
+
+impl fmt::Display for AnalyzeArgs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(c) = self.color {
+            write!(f, " {}", color_name(c))?;
+        }
+        write!(f, " interval {}", self.interval)?;
+        if self.minmoves > 0 {
+            write!(f, " minmoves {}", self.minmoves)?;
+        }
+        if let Some(n) = self.maxmoves {
+            write!(f, " maxmoves {n}")?;
+        }
+        for (word, rules) in [("avoid", &self.avoid), ("allow", &self.allow)] {
+            for r in rules {
+                let list: Vec<String> = r.moves.iter().map(|m| m.to_string()).collect();
+                write!(
+                    f,
+                    " {word} {} {} {}",
+                    color_name(r.color),
+                    list.join(","),
+                    r.until_depth
+                )?;
+            }
+        }
+        for (word, on) in [
+            ("ownership", self.ownership),
+            ("ownershipStdev", self.ownership_stdev),
+            ("movesOwnership", self.moves_ownership),
+            ("pvVisits", self.pv_visits),
+        ] {
+            if on {
+                write!(f, " {word} true")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Parses the analysis arguments: `[colour] [interval] (key value)*` with the keys
+/// `interval N`, `minmoves N`, `maxmoves N`, `avoid|allow COLOUR V,V,.. UNTILDEPTH`,
+/// `ownership|ownershipStdev|movesOwnership|pvVisits true|false`.
+fn analyze_args(input: &str) -> Result<AnalyzeArgs, SyntaxError> {
+    let tokens: Vec<&str> = input.split_whitespace().collect();
+    let mut a = AnalyzeArgs::default();
+    let mut i = 0;
+    let whole =
+        |t: &str, p: fn(&str) -> IResult<&str, u32>| -> Result<u32, SyntaxError> { args(t, p) };
+    if let Some(t) = tokens.first() {
+        if let Ok(c) = args(t, color) {
+            a.color = Some(c);
+            i = 1;
+        }
+    }
+    if let Some(t) = tokens.get(i) {
+        if let Ok(n) = whole(t, int) {
+            a.interval = n;
+            i += 1;
+        }
+    }
+    let need = |k: usize| tokens.get(k).copied().ok_or_else(|| SyntaxError::at(""));
+    let boolean = |t: &str| match t.to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(SyntaxError::at(t)),
+    };
+    while i < tokens.len() {
+        let key = tokens[i];
+        match key {
+            "interval" | "minmoves" | "maxmoves" => {
+                let n = whole(need(i + 1)?, int)?;
+                match key {
+                    "interval" => a.interval = n,
+                    "minmoves" => a.minmoves = n,
+                    _ => a.maxmoves = Some(n),
+                }
+                i += 2;
+            }
+            "avoid" | "allow" => {
+                let c = args(need(i + 1)?, color)?;
+                let list = need(i + 2)?;
+                let moves = list
+                    .split(',')
+                    .map(|v| args(v, gtp_move))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let until_depth = whole(need(i + 3)?, int)?;
+                let rule = MoveRule {
+                    color: c,
+                    moves,
+                    until_depth,
+                };
+                if key == "avoid" {
+                    a.avoid.push(rule);
+                } else {
+                    a.allow.push(rule);
+                }
+                i += 4;
+            }
+            "ownership" | "ownershipStdev" | "movesOwnership" | "pvVisits" => {
+                let on = boolean(need(i + 1)?)?;
+                match key {
+                    "ownership" => a.ownership = on,
+                    "ownershipStdev" => a.ownership_stdev = on,
+                    "movesOwnership" => a.moves_ownership = on,
+                    _ => a.pv_visits = on,
+                }
+                i += 2;
+            }
+            _ => return Err(SyntaxError::at(key)),
+        }
+    }
+    Ok(a)
+}
+
 /// One GTP command with typed arguments. Board size is not checked here: a `Vertex` may
 /// lie off the current board and the executor must say so.
 #[derive(Clone, Debug, PartialEq)]
@@ -140,6 +287,10 @@ pub enum Command {
     ListStones(Color),
     Captures(Color),
     Countlib(Vertex),
+    /// `lz-analyze` / `kata-analyze`: live analysis until the next input line.
+    Analyze(AnalyzeFormat, AnalyzeArgs),
+    /// `lz-genmove_analyze` / `kata-genmove_analyze`: `genmove` with live analysis.
+    GenmoveAnalyze(AnalyzeFormat, AnalyzeArgs),
 }
 
 impl Command {
@@ -180,6 +331,10 @@ impl Command {
             Command::ListStones(_) => "list_stones",
             Command::Captures(_) => "captures",
             Command::Countlib(_) => "countlib",
+            Command::Analyze(AnalyzeFormat::Lz, _) => "lz-analyze",
+            Command::Analyze(AnalyzeFormat::Kata, _) => "kata-analyze",
+            Command::GenmoveAnalyze(AnalyzeFormat::Lz, _) => "lz-genmove_analyze",
+            Command::GenmoveAnalyze(AnalyzeFormat::Kata, _) => "kata-genmove_analyze",
         }
     }
 }
@@ -227,6 +382,7 @@ impl fmt::Display for Command {
             }
             Command::Printsgf(Some(file)) => write!(f, " {file}"),
             Command::Countlib(v) => write!(f, " {v}"),
+            Command::Analyze(_, a) | Command::GenmoveAnalyze(_, a) => write!(f, "{a}"),
             Command::ProtocolVersion
             | Command::Name
             | Command::Version
@@ -548,6 +704,26 @@ pub static COMMANDS: &[CommandSpec] = &[
         name: "countlib",
         parse: |a| args(a, vertex).map(Command::Countlib),
         example: "countlib K10",
+    },
+    CommandSpec {
+        name: "lz-analyze",
+        parse: |a| analyze_args(a).map(|a| Command::Analyze(AnalyzeFormat::Lz, a)),
+        example: "lz-analyze black interval 50",
+    },
+    CommandSpec {
+        name: "kata-analyze",
+        parse: |a| analyze_args(a).map(|a| Command::Analyze(AnalyzeFormat::Kata, a)),
+        example: "kata-analyze black interval 50 ownership true",
+    },
+    CommandSpec {
+        name: "lz-genmove_analyze",
+        parse: |a| analyze_args(a).map(|a| Command::GenmoveAnalyze(AnalyzeFormat::Lz, a)),
+        example: "lz-genmove_analyze black interval 50",
+    },
+    CommandSpec {
+        name: "kata-genmove_analyze",
+        parse: |a| analyze_args(a).map(|a| Command::GenmoveAnalyze(AnalyzeFormat::Kata, a)),
+        example: "kata-genmove_analyze white interval 50",
     },
 ];
 

@@ -1,6 +1,7 @@
 //! Runs GTP commands against the [`Engine`]: one exhaustive `match`, converting between
 //! GTP vertices and board points and producing the reply texts. No stdin/stdout here
 //! (details of refusals go to stderr), so it is unit-testable.
+use super::analysis;
 use super::command::{Command, KgsTime, Status};
 use super::error::GtpError;
 use super::parse::{GtpMove, Vertex};
@@ -9,6 +10,7 @@ use crate::board::{Board, Move, Point, NUM_CELLS};
 use crate::engine::{self, Clock, Engine, Genmove, TimeControl};
 use crate::game::SetupError;
 use crate::record::{diagram, game_from_record, record_of};
+use crate::search::Reporter;
 use crate::sgf;
 
 /// The engine's GTP name.
@@ -118,6 +120,52 @@ impl Executor for Engine {
         self.ponder(&|| ctx.idle_over());
     }
 
+    fn execute_streamed(
+        &mut self,
+        command: Command,
+        ctx: &Context,
+        out: &mut dyn FnMut(&str),
+    ) -> Result<Reply, GtpError> {
+        let (format, args, genmove) = match command {
+            Command::Analyze(f, a) => (f, a, false),
+            Command::GenmoveAnalyze(f, a) => (f, a, true),
+            other => return self.execute(other, ctx),
+        };
+        let color = args.color.unwrap_or_else(|| self.game.to_move());
+        let board = self.game.board().clone();
+        let interval = std::time::Duration::from_millis(10 * args.interval as u64);
+        // `=` at once, once the arguments are known good.
+        out("");
+        let mut sink = |a: &crate::search::Analysis| {
+            out(&analysis::info_line(a, &args, format, &board));
+        };
+        if genmove {
+            // The move ends the response. Not stopped by input, only by `# interrupt`.
+            let m = self.genmove_analyze(
+                color,
+                &|| ctx.interrupted(),
+                Reporter {
+                    interval,
+                    sink: &mut sink,
+                },
+            );
+            return Ok(format!("play {}", genmove_text(m)).into());
+        }
+        let filter = |mv: Move| analysis::root_allowed(&board, color, &args.avoid, &args.allow, mv);
+        let restricted = !args.avoid.is_empty() || !args.allow.is_empty();
+        let stop = || ctx.line_arrived() || ctx.interrupted() || ctx.input_closed();
+        self.analyze(
+            color,
+            &stop,
+            if restricted { Some(&filter) } else { None },
+            Reporter {
+                interval,
+                sink: &mut sink,
+            },
+        );
+        Ok(Reply::empty())
+    }
+
     fn execute(&mut self, command: Command, ctx: &Context) -> Result<Reply, GtpError> {
         let size = self.game.size();
         match command {
@@ -125,6 +173,11 @@ impl Executor for Engine {
             // callers that drive the executor directly.
             c @ (Command::ProtocolVersion | Command::ListCommands | Command::KnownCommand(_)) => {
                 Ok(super::serve::builtin_reply(&c).unwrap_or_default())
+            }
+            // Streamed commands run through `execute_streamed`; called here directly, their
+            // lines go nowhere.
+            c @ (Command::Analyze(..) | Command::GenmoveAnalyze(..)) => {
+                self.execute_streamed(c, ctx, &mut |_| {})
             }
             Command::Name => Ok(NAME.into()),
             Command::Version => Ok(env!("CARGO_PKG_VERSION").into()),

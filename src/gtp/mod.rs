@@ -1,6 +1,7 @@
 //! GTP v2 front end: preprocessing, nom parsing, the command table, execution and the
 //! stdin/stdout loop.
 
+pub mod analysis;
 pub mod command;
 pub mod error;
 pub mod exec;

@@ -75,6 +75,21 @@ pub trait Executor {
     /// early. A panic is caught and answered `? internal error`, but should not happen.
     fn execute(&mut self, command: Command, ctx: &Context) -> Result<Reply, GtpError>;
 
+    /// Runs one command whose response may stream (live analysis): each call of `out`
+    /// sends one line at once, the first one after the `=` line, which `serve` writes
+    /// before it (`out("")` sends just the `=` line); the returned reply's text then ends the response (`play D4`, say). A
+    /// command that calls `out` must return `Ok`; before its first call it may still
+    /// fail with an ordinary `?` response. By default, [`Executor::execute`].
+    fn execute_streamed(
+        &mut self,
+        command: Command,
+        ctx: &Context,
+        out: &mut dyn FnMut(&str),
+    ) -> Result<Reply, GtpError> {
+        let _ = out;
+        self.execute(command, ctx)
+    }
+
     /// Called after a response is sent while no input waits: the time to think on the
     /// opponent's clock (pondering). Must return soon after `ctx.idle_over()` turns
     /// true (another line arrived, `# interrupt`, or the input ended). Does nothing by
@@ -93,6 +108,9 @@ struct Shared {
     interrupted_upto: AtomicU64,
     /// The input has ended (or failed).
     closed: AtomicBool,
+    /// Raw lines read so far, empty lines and comments included (any line stops a
+    /// streaming analysis, an empty one too).
+    raw_lines: AtomicU64,
 }
 
 /// What a running command may ask about the input while it runs. Cheap to clone, so a
@@ -102,6 +120,8 @@ pub struct Context {
     shared: Arc<Shared>,
     /// The position of this command in the input (from 1).
     seq: u64,
+    /// Raw lines read when this command's line was (its own included).
+    raw_at: u64,
 }
 
 impl Context {
@@ -111,6 +131,7 @@ impl Context {
         Context {
             shared: Arc::default(),
             seq: 1,
+            raw_at: 0,
         }
     }
 
@@ -123,6 +144,12 @@ impl Context {
     /// True when another command line is already waiting behind this one.
     pub fn input_pending(&self) -> bool {
         self.shared.queued.load(Ordering::Acquire) > self.seq
+    }
+
+    /// True once any input line has arrived after this command's own, even an empty
+    /// line or a comment: what ends `lz-analyze` and `kata-analyze`.
+    pub fn line_arrived(&self) -> bool {
+        self.shared.raw_lines.load(Ordering::Acquire) > self.raw_at
     }
 
     /// True when the input has ended: no more commands will come.
@@ -155,8 +182,8 @@ impl Default for Context {
 /// What the reader thread sends to the main loop.
 #[derive(Debug)]
 enum Input {
-    /// A preprocessed, non-empty line and its position.
-    Line { seq: u64, text: String },
+    /// A preprocessed, non-empty line, its position, and the raw lines read with it.
+    Line { seq: u64, raw: u64, text: String },
     /// A line over [`MAX_LINE_BYTES`]: answered `? syntax error`, with the id if its
     /// beginning had one.
     TooLong { id: Option<String> },
@@ -178,6 +205,7 @@ fn is_content(b: u8) -> bool {
 /// it gets no response. `truncated`: bytes beyond [`MAX_LINE_BYTES`] were dropped;
 /// `tail_has_content`: some of them were visible.
 fn classify(raw: &[u8], truncated: bool, tail_has_content: bool, shared: &Shared) -> Option<Input> {
+    let raw_count = shared.raw_lines.fetch_add(1, Ordering::AcqRel) + 1;
     let text = String::from_utf8_lossy(raw);
     if !truncated && text.trim() == "# interrupt" {
         // Interrupts every command received so far; later ones start afresh.
@@ -197,7 +225,11 @@ fn classify(raw: &[u8], truncated: bool, tail_has_content: bool, shared: &Shared
             id: line_id(&clean).map(str::to_string),
         }
     } else {
-        Input::Line { seq, text: clean }
+        Input::Line {
+            seq,
+            raw: raw_count,
+            text: clean,
+        }
     })
 }
 
@@ -258,6 +290,21 @@ fn read_lines<R: Read>(input: R, tx: &Sender<Input>, shared: &Shared) {
     let _ = tx.send(Input::Eof);
 }
 
+/// One line of a streamed response: control characters and trailing white space
+/// dropped, and never empty (an empty line would end the response).
+fn clean_line(line: &str) -> String {
+    let line: String = line
+        .chars()
+        .filter(|&c| c == '\t' || !c.is_control())
+        .collect();
+    let line = line.trim_end();
+    if line.is_empty() {
+        " ".into()
+    } else {
+        line.into()
+    }
+}
+
 /// Frames one response: `=` or `?`, the id, a space, the text, an empty line. Trailing
 /// white space and control characters are dropped from every line, and an empty line
 /// inside the text becomes a single space, so the only empty line is the final one.
@@ -307,13 +354,16 @@ fn run_command<E: Executor + ?Sized>(
     exec: &mut E,
     command: Command,
     ctx: &Context,
+    out: &mut dyn FnMut(&str),
 ) -> (Result<Reply, GtpError>, bool) {
     if let Some(reply) = builtin_reply(&command) {
         return (Ok(reply), false);
     }
     let quit = command == Command::Quit;
     let name = command.name();
-    match panic::catch_unwind(AssertUnwindSafe(|| exec.execute(command, ctx))) {
+    match panic::catch_unwind(AssertUnwindSafe(|| {
+        exec.execute_streamed(command, ctx, out)
+    })) {
         Ok(Ok(reply)) => {
             let quit = quit || reply.quit;
             (Ok(reply), quit)
@@ -359,17 +409,70 @@ fn main_loop<E: Executor + ?Sized, W: Write>(
                     false,
                 )
             }
-            Input::Line { seq, text } => {
+            Input::Line { seq, raw, text } => {
                 let parsed = parse_command(&text);
                 let ctx = Context {
                     shared: Arc::clone(shared),
                     seq,
+                    raw_at: raw,
                 };
-                let (result, quit) = match parsed.command {
-                    Ok(command) => run_command(exec, command, &ctx),
-                    Err(err) => (Err(err.into()), false),
+                // A streamed response: the `=` line first, then each line as it comes.
+                let mut started = false;
+                let mut open = true;
+                let mut write_error = None;
+                let (result, quit) = {
+                    let id = parsed.id.as_deref();
+                    let mut out = |line: &str| {
+                        if !open {
+                            return;
+                        }
+                        let mut text = String::new();
+                        if !started {
+                            text.push('=');
+                            text.push_str(id.unwrap_or(""));
+                            text.push('\n');
+                            started = true;
+                        }
+                        if !line.is_empty() {
+                            text.push_str(&clean_line(line));
+                            text.push('\n');
+                        }
+                        match send(output, &text) {
+                            Ok(true) => {}
+                            Ok(false) => open = false,
+                            Err(e) => {
+                                open = false;
+                                write_error = Some(e);
+                            }
+                        }
+                    };
+                    match parsed.command {
+                        Ok(command) => run_command(exec, command, &ctx, &mut out),
+                        Err(err) => (Err(err.into()), false),
+                    }
                 };
-                let response = format_response(parsed.id.as_deref(), &result);
+                if let Some(e) = write_error {
+                    return Err(e);
+                }
+                if !open {
+                    break;
+                }
+                let response = if started {
+                    // The rest of the reply, then the closing empty line.
+                    let mut tail = String::new();
+                    if let Ok(reply) = &result {
+                        for line in reply.text.split('\n') {
+                            if !line.trim().is_empty() {
+                                tail.push_str(&clean_line(line));
+                                tail.push('\n');
+                            }
+                        }
+                    }
+                    tail.push('\n');
+                    tail
+                } else {
+                    format_response(parsed.id.as_deref(), &result)
+                };
                 if !send(output, &response)? || quit {
                     break;
                 }

@@ -24,7 +24,7 @@ pub mod prior;
 pub mod select;
 pub mod tree;
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering::*};
 use std::time::{Duration, Instant};
 
 use crate::board::{Board, Color, Move, Point, NUM_CELLS};
@@ -94,6 +94,8 @@ pub struct Limits<'a> {
     /// Stop early when the most visited move can no longer be overtaken in the time left.
     pub early_stop: bool,
     pub stop: &'a (dyn Fn() -> bool + Sync),
+    /// Root moves the search may consider (analysis `avoid` / `allow`); `None`: all.
+    pub root_filter: Option<&'a (dyn Fn(Move) -> bool + Sync)>,
 }
 
 impl Limits<'_> {
@@ -104,6 +106,7 @@ impl Limits<'_> {
             max_time: None,
             early_stop: false,
             stop: &|| false,
+            root_filter: None,
         }
     }
 }
@@ -115,14 +118,18 @@ pub struct Candidate {
     pub visits: u32,
     /// Win rate for the player to move at the root, in [0, 1].
     pub winrate: f64,
-    /// The prior's win rate and weight.
+    /// The prior's win rate, and its weight (equivalent visits) and virtual wins (half
+    /// points).
     pub prior: f64,
+    pub prior_visits: u32,
+    pub prior_wins: u32,
     pub amaf_visits: u32,
     pub amaf_winrate: f64,
     /// Mean final score, Black minus White with komi, from the playouts through it.
     pub score_black: f64,
-    /// Principal variation, this move first.
+    /// Principal variation, this move first, and the visits of each of its nodes.
     pub pv: Vec<Move>,
+    pub pv_visits: Vec<u32>,
 }
 
 /// What a search found.
@@ -135,8 +142,10 @@ pub struct Analysis {
     pub root_visits: u32,
     /// Win rate of the player to move at the root.
     pub winrate: f64,
-    /// Mean final score, Black minus White with komi.
+    /// Mean final score, Black minus White with komi, and its standard deviation over
+    /// this search's own simulations (0 without any).
     pub score_black: f64,
+    pub score_stdev: f64,
     /// Playouts run by this search, and the time taken.
     pub playouts: u64,
     pub seconds: f64,
@@ -146,6 +155,9 @@ pub struct Analysis {
     /// A simulation that ends by two passes in the tree counts the board as it stands
     /// (area, every stone alive). All zeros when the search ran no simulation.
     pub ownership: Vec<f32>,
+    /// How often each point ended up anybody's area (the mean of the ownership's
+    /// square), for its standard deviation; filled by live analysis only (else empty).
+    pub owned: Vec<f32>,
 }
 
 impl Analysis {
@@ -239,8 +251,29 @@ impl Search {
     /// After two passes (a finished game that play resumes) a pass ends the game
     /// again, as after one: the tree then still has moves to weigh.
     pub fn run(&mut self, game: &Game, color: Color, limits: &Limits) -> Analysis {
+        self.run_reporting(game, color, limits, None)
+    }
+
+    /// [`Search::run`], handing `report` the analysis so far every `interval` (live
+    /// analysis). The reports come on the calling thread while worker threads search
+    /// (one at least, whatever the configured count), so `report` may write to a stream
+    /// the caller owns. An interval of zero reports nothing.
+    pub fn run_reporting(
+        &mut self,
+        game: &Game,
+        color: Color,
+        limits: &Limits,
+        report: Option<Reporter<'_>>,
+    ) -> Analysis {
         let passes = game.consecutive_passes().min(1) as u8;
-        self.run_with_passes(game, color, limits, passes, !game.rules().remove_dead)
+        self.run_with_passes(
+            game,
+            color,
+            limits,
+            passes,
+            !game.rules().remove_dead,
+            report,
+        )
     }
 
     /// [`Search::run`] as if play resumed: the passes that end the game so far do not
@@ -249,7 +282,7 @@ impl Search {
     /// is counted exactly whatever the rules (both sides saw nothing left to capture).
     /// For judging dead stones.
     pub fn run_resumed(&mut self, game: &Game, color: Color, limits: &Limits) -> Analysis {
-        self.run_with_passes(game, color, limits, 0, true)
+        self.run_with_passes(game, color, limits, 0, true, None)
     }
 
     fn run_with_passes(
@@ -259,6 +292,7 @@ impl Search {
         limits: &Limits,
         root_passes: u8,
         exact_end: bool,
+        report: Option<Reporter<'_>>,
     ) -> Analysis {
         let start = Instant::now();
         self.take_tree(game, color);
@@ -275,14 +309,19 @@ impl Search {
         };
         // Superko at the root: children that would repeat a position are pruned.
         let config = &self.config;
-        let legal =
-            |mv: Move| game.check(color, mv).is_ok() && allowed(config, &root_board, color, mv);
+        let legal = |mv: Move| {
+            game.check(color, mv).is_ok()
+                && allowed(config, &root_board, color, mv)
+                && limits.root_filter.is_none_or(|f| f(mv))
+        };
         if !tree.node(ROOT).is_expanded() && tree.try_claim(ROOT) {
             let kids = prior::children(&root_board, color, last, &self.config.priors, &legal);
             tree.expand(ROOT, &kids);
         }
         for c in tree.node(ROOT).children() {
-            if !legal(tree.node(c).mv()) {
+            if legal(tree.node(c).mv()) {
+                tree.node(c).unprune();
+            } else {
                 tree.node(c).prune();
             }
         }
@@ -304,13 +343,47 @@ impl Search {
             done: AtomicBool::new(false),
             best: AtomicU64::new(0),
             best_changed_us: AtomicU64::new(0),
+            scores: ScoreSums::default(),
+            live: report.as_ref().map(|_| Live::new()),
         };
         let threads = self.config.threads.max(1);
         let seed = self.config.seed ^ root_board.hash().rotate_left(17) ^ game.moves().len() as u64;
         // Ownership sums (+1 Black, -1 White per simulation) and simulations counted.
         let mut own = vec![0i32; NUM_CELLS];
         let mut sims = 0u64;
-        if choices <= 1 {
+        if let Some(report) = report {
+            // Live analysis: workers search, this thread reports.
+            let results: Vec<(u64, Vec<i32>)> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..threads)
+                    .map(|t| {
+                        let shared = &shared;
+                        let seed =
+                            seed.wrapping_add((t as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+                        s.spawn(move || {
+                            let mut own = vec![0i32; NUM_CELLS];
+                            let n = worker(shared, limits, start, seed, &mut own);
+                            (n, own)
+                        })
+                    })
+                    .collect();
+                let mut next = start + report.interval;
+                while !shared.done.load(Relaxed) && !handles.iter().all(|h| h.is_finished()) {
+                    std::thread::sleep(Duration::from_millis(2));
+                    let now = Instant::now();
+                    if !report.interval.is_zero() && now >= next {
+                        (report.sink)(&snapshot(&shared, color, start));
+                        next = (next + report.interval).max(now);
+                    }
+                }
+                handles.into_iter().filter_map(|h| h.join().ok()).collect()
+            });
+            for (n, o) in results {
+                sims += n;
+                for (a, b) in own.iter_mut().zip(o) {
+                    *a += b;
+                }
+            }
+        } else if choices <= 1 {
             // Nothing to choose between (only a pass, say): no need to think.
         } else if threads == 1 {
             sims = worker(&shared, limits, start, seed, &mut own);
@@ -341,6 +414,10 @@ impl Search {
         let mut analysis = analyse(&tree, color, playouts, start.elapsed().as_secs_f64());
         let scale = 1.0 / sims.max(1) as f32;
         analysis.ownership = own.into_iter().map(|v| v as f32 * scale).collect();
+        analysis.score_stdev = shared.scores.stdev();
+        if let Some(live) = &shared.live {
+            analysis.owned = live.owned();
+        }
         self.tree = Some((tree, key));
         analysis
     }
@@ -378,6 +455,115 @@ struct Shared<'a> {
     /// [`should_stop`], and when it last changed (microseconds into the search).
     best: AtomicU64,
     best_changed_us: AtomicU64,
+    /// Final scores of this search's simulations.
+    scores: ScoreSums,
+    /// Ownership summed as the search goes, for live reports (only when reporting).
+    live: Option<Live>,
+}
+
+/// Where live analysis goes: every `interval`, the analysis so far.
+pub struct Reporter<'a> {
+    pub interval: Duration,
+    pub sink: &'a mut dyn FnMut(&Analysis),
+}
+
+/// Count, sum and sum of squares of final scores (Black's margin in half points).
+#[derive(Default)]
+struct ScoreSums {
+    n: AtomicU64,
+    sum: AtomicI64,
+    sum_sq: AtomicU64,
+}
+
+impl ScoreSums {
+    fn add(&self, margin: i32) {
+        self.n.fetch_add(1, Relaxed);
+        self.sum.fetch_add(margin as i64, Relaxed);
+        self.sum_sq
+            .fetch_add((margin as i64 * margin as i64) as u64, Relaxed);
+    }
+
+    /// The standard deviation in points.
+    fn stdev(&self) -> f64 {
+        let n = self.n.load(Relaxed);
+        if n < 2 {
+            return 0.0;
+        }
+        let mean = self.sum.load(Relaxed) as f64 / n as f64;
+        let var = self.sum_sq.load(Relaxed) as f64 / n as f64 - mean * mean;
+        var.max(0.0).sqrt() / 2.0
+    }
+}
+
+/// Ownership summed across workers while the search runs: per point the sum of owners
+/// (+1 Black, -1 White) and how often anybody owned it, over `sims` simulations.
+struct Live {
+    own: Vec<AtomicI32>,
+    owned: Vec<AtomicU32>,
+    sims: AtomicU64,
+}
+
+impl Live {
+    fn new() -> Live {
+        Live {
+            own: (0..NUM_CELLS).map(|_| AtomicI32::new(0)).collect(),
+            owned: (0..NUM_CELLS).map(|_| AtomicU32::new(0)).collect(),
+            sims: AtomicU64::new(0),
+        }
+    }
+
+    /// Adds a worker's pending sums and clears them.
+    fn flush(&self, own: &mut [i32], owned: &mut [u32], sims: &mut u64) {
+        for (i, v) in own.iter_mut().enumerate() {
+            if *v != 0 {
+                self.own[i].fetch_add(*v, Relaxed);
+                *v = 0;
+            }
+        }
+        for (i, v) in owned.iter_mut().enumerate() {
+            if *v != 0 {
+                self.owned[i].fetch_add(*v, Relaxed);
+                *v = 0;
+            }
+        }
+        self.sims.fetch_add(std::mem::take(sims), Relaxed);
+    }
+
+    fn scale(&self) -> f32 {
+        1.0 / self.sims.load(Relaxed).max(1) as f32
+    }
+
+    fn ownership(&self) -> Vec<f32> {
+        let k = self.scale();
+        self.own
+            .iter()
+            .map(|v| v.load(Relaxed) as f32 * k)
+            .collect()
+    }
+
+    fn owned(&self) -> Vec<f32> {
+        let k = self.scale();
+        self.owned
+            .iter()
+            .map(|v| v.load(Relaxed) as f32 * k)
+            .collect()
+    }
+}
+
+/// The analysis of a search still running.
+fn snapshot(shared: &Shared, color: Color, start: Instant) -> Analysis {
+    let mut a = analyse(
+        shared.tree,
+        color,
+        shared.playouts.load(Relaxed),
+        start.elapsed().as_secs_f64(),
+    );
+    a.score_stdev = shared.scores.stdev();
+    if let Some(live) = &shared.live {
+        a.ownership = live.ownership();
+        a.owned = live.owned();
+    }
+    a
 }
 
 /// One worker's scratch state.
@@ -403,8 +589,16 @@ fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut
     };
     let mut since_check = 0u32;
     let mut sims = 0u64;
+    // Pending live sums (only when reporting), flushed with every stop check.
+    let live_len = if shared.live.is_some() { NUM_CELLS } else { 0 };
+    let (mut live_own, mut live_owned) = (vec![0i32; live_len], vec![0u32; live_len]);
+    let mut live_sims = 0u64;
+    let mut before = vec![0i32; live_len];
     loop {
         if shared.done.load(Relaxed) {
+            if let Some(live) = &shared.live {
+                live.flush(&mut live_own, &mut live_owned, &mut live_sims);
+            }
             return sims;
         }
         if let Some(n) = limits.playouts {
@@ -412,19 +606,40 @@ fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut
             if shared.playouts.fetch_add(1, Relaxed) >= n {
                 shared.playouts.fetch_sub(1, Relaxed);
                 shared.done.store(true, Relaxed);
+                if let Some(live) = &shared.live {
+                    live.flush(&mut live_own, &mut live_owned, &mut live_sims);
+                }
                 return sims;
             }
         } else {
             shared.playouts.fetch_add(1, Relaxed);
         }
-        let counted = simulate(shared, &mut w);
+        let (counted, margin) = simulate(shared, &mut w);
+        shared.scores.add(margin);
+        if shared.live.is_some() {
+            before.copy_from_slice(&own[..NUM_CELLS]);
+        }
         add_ownership(&w.board, counted, own);
+        if shared.live.is_some() {
+            for p in w.board.points() {
+                let d = own[p.index()] - before[p.index()];
+                live_own[p.index()] += d;
+                live_owned[p.index()] += d.unsigned_abs();
+            }
+            live_sims += 1;
+        }
         sims += 1;
         since_check += 1;
         if since_check >= 16 {
             since_check = 0;
+            if let Some(live) = &shared.live {
+                live.flush(&mut live_own, &mut live_owned, &mut live_sims);
+            }
             if should_stop(shared, limits, start) {
                 shared.done.store(true, Relaxed);
+                if let Some(live) = &shared.live {
+                    live.flush(&mut live_own, &mut live_owned, &mut live_sims);
+                }
                 return sims;
             }
         }
@@ -510,8 +725,9 @@ fn add_ownership(board: &Board, counted: bool, own: &mut [i32]) {
 }
 
 /// One descent, playout and backup. True when the simulation ended in the tree and the
-/// board was counted as it stands (two passes), false when it was played out.
-fn simulate(shared: &Shared, w: &mut Worker) -> bool {
+/// board was counted as it stands (two passes), false when it was played out; and the
+/// final score, Black's margin with komi in half points.
+fn simulate(shared: &Shared, w: &mut Worker) -> (bool, i32) {
     let tree = shared.tree;
     let cfg = shared.config;
     w.board.copy_from(shared.root_board);
@@ -611,7 +827,7 @@ fn simulate(shared: &Shared, w: &mut Worker) -> bool {
             }
         }
     }
-    counted
+    (counted, margin)
 }
 
 /// Plays the simulation out from the worker's board with the chosen policy; Black's area
@@ -639,9 +855,11 @@ fn analyse(tree: &Tree, color: Color, playouts: u64, seconds: f64) -> Analysis {
             let n = tree.node(c);
             let s = n.stats();
             let mut pv = vec![n.mv()];
+            let mut pv_visits = vec![s.visits];
             let mut at = c;
             while let Some(next) = most_visited(tree, at) {
                 pv.push(tree.node(next).mv());
+                pv_visits.push(tree.node(next).visits.load(Relaxed));
                 at = next;
                 if pv.len() >= 40 {
                     break;
@@ -652,10 +870,13 @@ fn analyse(tree: &Tree, color: Color, playouts: u64, seconds: f64) -> Analysis {
                 visits: s.visits,
                 winrate: ratio(s.wins, s.visits),
                 prior: ratio(s.prior_wins, s.prior_visits),
+                prior_visits: s.prior_visits,
+                prior_wins: s.prior_wins,
                 amaf_visits: s.amaf_visits,
                 amaf_winrate: ratio(s.amaf_wins, s.amaf_visits),
                 score_black: s.score_sum as f64 / 2.0 / s.visits.max(1) as f64,
                 pv,
+                pv_visits,
             }
         })
         .collect();
@@ -680,6 +901,8 @@ fn analyse(tree: &Tree, color: Color, playouts: u64, seconds: f64) -> Analysis {
         seconds,
         tree_nodes: tree.len(),
         ownership: Vec::new(),
+        owned: Vec::new(),
+        score_stdev: 0.0,
     }
 }
 

@@ -75,6 +75,11 @@ impl Node {
         self.flags.fetch_or(1, Relaxed);
     }
 
+    /// Takes back [`Node::prune`] (a root move allowed again in a later search).
+    pub fn unprune(&self) {
+        self.flags.fetch_and(!1, Relaxed);
+    }
+
     /// The children's index range (empty unless expanded).
     pub fn children(&self) -> std::ops::Range<NodeId> {
         if !self.is_expanded() {
