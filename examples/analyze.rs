@@ -26,6 +26,7 @@ fn main() {
         max_time: None,
         early_stop: false,
         stop: &|| false,
+        root_filter: None,
     };
     let game = e.game.clone();
     let a = if resumed {
