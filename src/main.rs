@@ -20,12 +20,6 @@ struct Cli {
     /// Log verbosity on stderr (0: quiet).
     #[arg(long, short, default_value_t = 1)]
     verbose: u8,
-    /// No effect on Tengen. Lizzie 0.7.4 looks for the words `override-version` in the
-    /// engine's command line: with them it skips its Leela Zero version check (which
-    /// wants `version` to read 0.15 or later) and analyses with `kata-analyze`. Tengen
-    /// answers `version` with its own number either way.
-    #[arg(long)]
-    lizzie_override_version: bool,
     #[command(subcommand)]
     command: Option<Sub>,
 }
@@ -131,12 +125,6 @@ fn main() -> anyhow::Result<()> {
         None => {
             if std::io::stdin().is_terminal() && cli.verbose > 0 {
                 eprintln!("Tengen {}: speaking GTP v2 on stdin/stdout; try 'list_commands', 'quit' to leave.", env!("CARGO_PKG_VERSION"));
-            }
-            if cli.lizzie_override_version {
-                tengen::log!(
-                    2,
-                    "--lizzie-override-version: Lizzie will skip its version check"
-                );
             }
             let mut engine = cli.engine.engine();
             tengen::gtp::serve_stdio(&mut engine)?;
