@@ -22,6 +22,11 @@ pub struct EngineArgs {
     /// Search playouts used to judge dead stones for final_score and final_status_list.
     #[arg(long, default_value_t = 1000)]
     pub status_playouts: usize,
+    /// For Lizzie 0.7.4, which wants `version` to start with a Leela Zero version of 0.15
+    /// or later: answer `0.15 (Leela Zero 0.15 analysis; Tengen X.Y.Z)`, the level of
+    /// Leela Zero's `lz-analyze` that Tengen speaks, then its own version.
+    #[arg(long)]
+    pub lizzie: bool,
     #[command(flatten)]
     pub search: SearchArgs,
 }
@@ -125,6 +130,7 @@ impl EngineArgs {
     pub fn settings(&self) -> Settings {
         let mut settings = Settings {
             status_playouts: self.status_playouts,
+            lizzie: self.lizzie,
             ..Settings::default()
         };
         if let Some(s) = self.seed {

@@ -105,6 +105,8 @@ pub struct Settings {
     pub lag_margin: f64,
     /// Think on the opponent's time after a generated move.
     pub ponder: bool,
+    /// Answer `version` as Lizzie 0.7.4 needs (see `--lizzie`).
+    pub lizzie: bool,
     /// The search's other constants (threads, memory and seed are set from the fields
     /// above).
     pub search: SearchConfig,
@@ -122,6 +124,7 @@ impl Default for Settings {
             resign: 0.1,
             lag_margin: 0.2,
             ponder: false,
+            lizzie: false,
             search: SearchConfig::default(),
         }
     }

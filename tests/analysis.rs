@@ -209,3 +209,24 @@ fn analysis_stops_quickly_on_19x19() {
     assert!(worst < Duration::from_millis(300), "longest stop {worst:?}");
     g.finish();
 }
+
+/// Lizzie 0.7.4 reads the first word of `version`, splits it at `.` and wants the second
+/// part to be 15 or more (Leela Zero 0.15, whose `lz-analyze` Tengen speaks); `--lizzie`
+/// answers so, with Tengen's own version after it. Without it, the version is Tengen's.
+#[test]
+fn lizzie_version_answer() {
+    let mut g = Gtp::start(&["--lizzie"]);
+    let v = g.ask("version").0;
+    let first = v.split_whitespace().next().unwrap();
+    let minor: u32 = first.split('.').nth(1).unwrap().parse().unwrap();
+    assert!(minor >= 15, "{v}");
+    assert!(
+        v.contains(&format!("Tengen {}", env!("CARGO_PKG_VERSION"))),
+        "{v}"
+    );
+    assert_eq!(g.ask("name").0, "Tengen");
+    g.finish();
+    let mut g = Gtp::start(&[]);
+    assert_eq!(g.ask("version").0, env!("CARGO_PKG_VERSION"));
+    g.finish();
+}

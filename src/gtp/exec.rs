@@ -180,7 +180,15 @@ impl Executor for Engine {
                 self.execute_streamed(c, ctx, &mut |_| {})
             }
             Command::Name => Ok(NAME.into()),
-            Command::Version => Ok(env!("CARGO_PKG_VERSION").into()),
+            Command::Version => Ok(if self.settings.lizzie {
+                format!(
+                    "0.15 (Leela Zero 0.15 analysis; Tengen {})",
+                    env!("CARGO_PKG_VERSION")
+                )
+            } else {
+                env!("CARGO_PKG_VERSION").to_string()
+            }
+            .into()),
             Command::Quit => Ok(Reply::empty().and_quit()),
             Command::Boardsize(n) => {
                 if self.game.resize(n as usize) {
