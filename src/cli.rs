@@ -27,6 +27,10 @@ pub struct EngineArgs {
     /// Leela Zero's `lz-analyze` that Tengen speaks, then its own version.
     #[arg(long)]
     pub lizzie: bool,
+    /// GoGui's live graphics: while `genmove` thinks, the best moves, their win rates and
+    /// the main variation as `gogui-gfx:` lines on stderr twice a second.
+    #[arg(long)]
+    pub live_gfx: bool,
     #[command(flatten)]
     pub search: SearchArgs,
 }
@@ -131,6 +135,7 @@ impl EngineArgs {
         let mut settings = Settings {
             status_playouts: self.status_playouts,
             lizzie: self.lizzie,
+            live_gfx: self.live_gfx,
             ..Settings::default()
         };
         if let Some(s) = self.seed {

@@ -107,6 +107,8 @@ pub struct Settings {
     pub ponder: bool,
     /// Answer `version` as Lizzie 0.7.4 needs (see `--lizzie`).
     pub lizzie: bool,
+    /// GoGui live graphics on stderr during `genmove` (see `--live-gfx`).
+    pub live_gfx: bool,
     /// The search's other constants (threads, memory and seed are set from the fields
     /// above).
     pub search: SearchConfig,
@@ -125,6 +127,7 @@ impl Default for Settings {
             lag_margin: 0.2,
             ponder: false,
             lizzie: false,
+            live_gfx: false,
             search: SearchConfig::default(),
         }
     }
@@ -225,6 +228,8 @@ pub struct Engine {
     /// The last complete dead-stone judgement and what it was made for, so that
     /// `final_score` and the `final_status_list` calls after it agree.
     status_cache: std::sync::Mutex<Option<(StatusKey, Judgement)>>,
+    /// The last [`Engine::think`] and the position it was for.
+    think_cache: Option<(StatusKey, Analysis)>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -259,6 +264,7 @@ impl Engine {
             low_winrate: [0; 2],
             ponder_at: None,
             status_cache: std::sync::Mutex::new(None),
+            think_cache: None,
         }
     }
 
@@ -570,6 +576,35 @@ impl Engine {
         self.player
             .choose_reporting(&self.game, color, &limits, Some(report))
             .1
+    }
+
+    /// A search of the position for `color` as long as a move would take (or
+    /// `--playouts`), stopped early when `stop` answers true; kept, and answered again
+    /// while the position stays (GoGui's analyze commands ask one after another). `None`
+    /// when the player has no search.
+    pub fn think(&mut self, color: Color, stop: &(dyn Fn() -> bool + Sync)) -> Option<Analysis> {
+        let key = self.status_key();
+        if let Some((k, a)) = &self.think_cache {
+            if *k == key && a.color == color {
+                return Some(a.clone());
+            }
+        }
+        let budget = self
+            .settings
+            .playouts
+            .is_none()
+            .then(|| self.move_budget(color));
+        let limits = Limits {
+            playouts: self.settings.playouts,
+            time: budget.map(|b| b.target),
+            max_time: budget.map(|b| b.target),
+            early_stop: false,
+            stop,
+            root_filter: None,
+        };
+        let a = self.player.choose(&self.game, color, &limits).1?;
+        self.think_cache = Some((key, a.clone()));
+        Some(a)
     }
 
     /// Generates a move for `color` and plays it.

@@ -30,3 +30,11 @@ macro_rules! log {
         $crate::log::write($level, format_args!($($arg)*))
     };
 }
+
+/// Writes `text` to stderr as it is, whatever the verbosity (GoGui's `gogui-gfx:` live
+/// graphics, which the user asked for with `--live-gfx`).
+pub fn raw(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
+}

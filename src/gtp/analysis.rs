@@ -151,3 +151,149 @@ pub fn root_allowed(
     let allows: Vec<&MoveRule> = allow.iter().filter(applies).collect();
     allows.is_empty() || allows.into_iter().any(listed)
 }
+
+/// The answer to `gogui-analyze_commands`: `type/label/command` a line.
+pub const GOGUI_ANALYZE_COMMANDS: &str = "\
+dboard/Tengen: ownership/tengen-ownership
+pspairs/Tengen: best moves (win rate, visits)/tengen-best_moves
+gfx/Tengen: best moves and variation/tengen-best_moves_gfx
+var/Tengen: principal variation/tengen-pv
+string/Tengen: search statistics/tengen-search_stats
+plist/Dead stones/final_status_list dead
+string/Final score/final_score";
+
+/// Visits in few characters: `812`, `1.2k`, `35k`.
+fn visits_text(n: u32) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1000..=9999 => format!("{:.1}k", n as f64 / 1000.0),
+        _ => format!("{}k", (n as f64 / 1000.0).round()),
+    }
+}
+
+/// The best candidates with visits, at most ten.
+fn best(a: &Analysis) -> impl Iterator<Item = &Candidate> {
+    a.candidates.iter().filter(|c| c.visits > 0).take(10)
+}
+
+/// A GoGui analyze command's response from one search (types as listed in
+/// [`GOGUI_ANALYZE_COMMANDS`]; ownership with Black positive, as `dboard` draws it).
+pub fn gogui_show(what: super::command::GoguiShow, a: &Analysis, board: &Board) -> String {
+    use super::command::GoguiShow;
+    let size = board.size();
+    match what {
+        GoguiShow::Ownership => {
+            let mut rows = Vec::with_capacity(size);
+            for row in (0..size).rev() {
+                let vals: Vec<String> = (0..size)
+                    .map(|col| {
+                        let p = Point::from_coord(col, row);
+                        let v = a.ownership.get(p.index()).copied().unwrap_or(0.0);
+                        format!("{:.2}", v.clamp(-1.0, 1.0))
+                    })
+                    .collect();
+                rows.push(vals.join(" "));
+            }
+            rows.join("\n")
+        }
+        GoguiShow::BestMoves => best(a)
+            .filter(|c| c.mv != Move::Pass)
+            .map(|c| {
+                format!(
+                    "{} {:.0}%/{}",
+                    move_text(c.mv),
+                    100.0 * c.winrate,
+                    visits_text(c.visits)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        GoguiShow::BestMovesGfx => {
+            let labels: Vec<String> = best(a)
+                .filter(|c| c.mv != Move::Pass)
+                .map(|c| format!("{} {:.0}", move_text(c.mv), 100.0 * c.winrate))
+                .collect();
+            let mut out = Vec::new();
+            if !labels.is_empty() {
+                out.push(format!("LABEL {}", labels.join(" ")));
+            }
+            if let Some(top) = a.candidates.first() {
+                let mut color = a.color;
+                let var: Vec<String> = top
+                    .pv
+                    .iter()
+                    .map(|&m| {
+                        let s = format!(
+                            "{} {}",
+                            if color == Color::Black { "b" } else { "w" },
+                            move_text(m)
+                        );
+                        color = color.opponent();
+                        s
+                    })
+                    .collect();
+                if !var.is_empty() {
+                    out.push(format!("VAR {}", var.join(" ")));
+                }
+                out.push(format!(
+                    "TEXT {} {:.1}% ({} visits), {} playouts",
+                    move_text(top.mv),
+                    100.0 * top.winrate,
+                    top.visits,
+                    a.playouts
+                ));
+            }
+            out.join("\n")
+        }
+        GoguiShow::Pv => a
+            .candidates
+            .first()
+            .map(|c| {
+                c.pv.iter()
+                    .map(|&m| move_text(m))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default(),
+        GoguiShow::SearchStats => {
+            let lead = if a.color == Color::Black {
+                a.score_black
+            } else {
+                -a.score_black
+            };
+            let mut lines = vec![
+                format!(
+                    "{} to move: win rate {:.1}%, score lead {lead:+.1}",
+                    if a.color == Color::Black {
+                        "Black"
+                    } else {
+                        "White"
+                    },
+                    100.0 * a.winrate
+                ),
+                format!(
+                    "{} playouts in {:.2} s ({:.0}/s), {} root visits, {} nodes",
+                    a.playouts,
+                    a.seconds,
+                    a.playouts as f64 / a.seconds.max(1e-9),
+                    a.root_visits,
+                    a.tree_nodes
+                ),
+            ];
+            for c in best(a).take(5) {
+                lines.push(format!(
+                    "{}: {:.1}% over {} visits, pv {}",
+                    move_text(c.mv),
+                    100.0 * c.winrate,
+                    c.visits,
+                    c.pv.iter()
+                        .take(8)
+                        .map(|&m| move_text(m))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ));
+            }
+            lines.join("\n")
+        }
+    }
+}

@@ -291,6 +291,32 @@ pub enum Command {
     Analyze(AnalyzeFormat, AnalyzeArgs),
     /// `lz-genmove_analyze` / `kata-genmove_analyze`: `genmove` with live analysis.
     GenmoveAnalyze(AnalyzeFormat, AnalyzeArgs),
+    /// GoGui: the analyze commands on offer, `type/label/command` a line.
+    GoguiAnalyzeCommands,
+    /// GoGui: `gogui-play_sequence b D4 w E5 ...`, all or nothing.
+    GoguiPlaySequence(Vec<(Color, GtpMove)>),
+    /// GoGui: `gogui-setup b D4 w E5 ...` on an empty board.
+    GoguiSetup(Vec<(Color, GtpMove)>),
+    /// GoGui: `gogui-setup_player b`.
+    GoguiSetupPlayer(Color),
+    /// A GoGui analyze command over one search of the position (the search is kept for
+    /// the next of them while the position stays).
+    GoguiShow(GoguiShow),
+}
+
+/// What a GoGui analyze command shows (see `gogui-analyze_commands`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GoguiShow {
+    /// `dboard`: final ownership, Black positive.
+    Ownership,
+    /// `pspairs`: win rate and visits of the best moves.
+    BestMoves,
+    /// `gfx`: labels with win rates, the variation and a status line.
+    BestMovesGfx,
+    /// `var`: the principal variation.
+    Pv,
+    /// `string`: the search's figures.
+    SearchStats,
 }
 
 impl Command {
@@ -335,6 +361,15 @@ impl Command {
             Command::Analyze(AnalyzeFormat::Kata, _) => "kata-analyze",
             Command::GenmoveAnalyze(AnalyzeFormat::Lz, _) => "lz-genmove_analyze",
             Command::GenmoveAnalyze(AnalyzeFormat::Kata, _) => "kata-genmove_analyze",
+            Command::GoguiAnalyzeCommands => "gogui-analyze_commands",
+            Command::GoguiPlaySequence(_) => "gogui-play_sequence",
+            Command::GoguiSetup(_) => "gogui-setup",
+            Command::GoguiSetupPlayer(_) => "gogui-setup_player",
+            Command::GoguiShow(GoguiShow::Ownership) => "tengen-ownership",
+            Command::GoguiShow(GoguiShow::BestMoves) => "tengen-best_moves",
+            Command::GoguiShow(GoguiShow::BestMovesGfx) => "tengen-best_moves_gfx",
+            Command::GoguiShow(GoguiShow::Pv) => "tengen-pv",
+            Command::GoguiShow(GoguiShow::SearchStats) => "tengen-search_stats",
         }
     }
 }
@@ -383,6 +418,11 @@ impl fmt::Display for Command {
             Command::Printsgf(Some(file)) => write!(f, " {file}"),
             Command::Countlib(v) => write!(f, " {v}"),
             Command::Analyze(_, a) | Command::GenmoveAnalyze(_, a) => write!(f, "{a}"),
+            Command::GoguiPlaySequence(list) | Command::GoguiSetup(list) => list
+                .iter()
+                .try_for_each(|(c, m)| write!(f, " {} {m}", color_name(*c))),
+            Command::GoguiSetupPlayer(c) => write!(f, " {}", color_name(*c)),
+            Command::GoguiAnalyzeCommands | Command::GoguiShow(_) => Ok(()),
             Command::ProtocolVersion
             | Command::Name
             | Command::Version
@@ -487,6 +527,11 @@ fn status(input: &str) -> IResult<&str, Status> {
         value(Status::Seki, (tag_no_case("seki"), eof)),
     ))
     .parse(input)
+}
+
+/// `COLOUR MOVE COLOUR MOVE ...` (possibly empty), as GoGui's sequence commands send.
+fn color_moves(input: &str) -> IResult<&str, Vec<(Color, GtpMove)>> {
+    separated_list0(space1, (color, preceded(space1, gtp_move))).parse(input)
 }
 
 fn kgs_time(input: &str) -> IResult<&str, KgsTime> {
@@ -704,6 +749,51 @@ pub static COMMANDS: &[CommandSpec] = &[
         name: "countlib",
         parse: |a| args(a, vertex).map(Command::Countlib),
         example: "countlib K10",
+    },
+    CommandSpec {
+        name: "gogui-analyze_commands",
+        parse: |a| no_args(a, Command::GoguiAnalyzeCommands),
+        example: "gogui-analyze_commands",
+    },
+    CommandSpec {
+        name: "gogui-play_sequence",
+        parse: |a| args(a, color_moves).map(Command::GoguiPlaySequence),
+        example: "gogui-play_sequence b D4 w Q16",
+    },
+    CommandSpec {
+        name: "gogui-setup",
+        parse: |a| args(a, color_moves).map(Command::GoguiSetup),
+        example: "gogui-setup b D4 w Q16",
+    },
+    CommandSpec {
+        name: "gogui-setup_player",
+        parse: |a| args(a, color).map(Command::GoguiSetupPlayer),
+        example: "gogui-setup_player w",
+    },
+    CommandSpec {
+        name: "tengen-ownership",
+        parse: |a| no_args(a, Command::GoguiShow(GoguiShow::Ownership)),
+        example: "tengen-ownership",
+    },
+    CommandSpec {
+        name: "tengen-best_moves",
+        parse: |a| no_args(a, Command::GoguiShow(GoguiShow::BestMoves)),
+        example: "tengen-best_moves",
+    },
+    CommandSpec {
+        name: "tengen-best_moves_gfx",
+        parse: |a| no_args(a, Command::GoguiShow(GoguiShow::BestMovesGfx)),
+        example: "tengen-best_moves_gfx",
+    },
+    CommandSpec {
+        name: "tengen-pv",
+        parse: |a| no_args(a, Command::GoguiShow(GoguiShow::Pv)),
+        example: "tengen-pv",
+    },
+    CommandSpec {
+        name: "tengen-search_stats",
+        parse: |a| no_args(a, Command::GoguiShow(GoguiShow::SearchStats)),
+        example: "tengen-search_stats",
     },
     CommandSpec {
         name: "lz-analyze",

@@ -2,7 +2,7 @@
 //! GTP vertices and board points and producing the reply texts. No stdin/stdout here
 //! (details of refusals go to stderr), so it is unit-testable.
 use super::analysis;
-use super::command::{Command, KgsTime, Status};
+use super::command::{Command, GoguiShow, KgsTime, Status};
 use super::error::GtpError;
 use super::parse::{GtpMove, Vertex};
 use super::serve::{Context, Executor, Reply};
@@ -216,6 +216,26 @@ impl Executor for Engine {
                 })?;
                 Ok(Reply::empty())
             }
+            Command::Genmove(color) if self.settings.live_gfx => {
+                // GoGui's live graphics: the search so far on stderr twice a second.
+                let board = self.game.board().clone();
+                let mut sink = |a: &crate::search::Analysis| {
+                    crate::log::raw(&format!(
+                        "gogui-gfx:\n{}\n",
+                        analysis::gogui_show(GoguiShow::BestMovesGfx, a, &board)
+                    ));
+                };
+                let m = self.genmove_analyze(
+                    color,
+                    &|| ctx.interrupted(),
+                    Reporter {
+                        interval: std::time::Duration::from_millis(500),
+                        sink: &mut sink,
+                    },
+                );
+                crate::log::raw("gogui-gfx: CLEAR\n");
+                Ok(genmove_text(m).into())
+            }
             Command::Genmove(color) => {
                 Ok(genmove_text(self.genmove_until(color, &|| ctx.interrupted())).into())
             }
@@ -373,6 +393,55 @@ impl Executor for Engine {
                 Ok(vertex_list(pts).into())
             }
             Command::Captures(color) => Ok(self.game.board().captures(color).to_string().into()),
+            Command::GoguiAnalyzeCommands => Ok(analysis::GOGUI_ANALYZE_COMMANDS.into()),
+            Command::GoguiPlaySequence(list) => {
+                let mut game = self.game.clone();
+                for (color, m) in list {
+                    let mv = move_of(game.board(), m).ok_or(GtpError::IllegalMove)?;
+                    game.play(color, mv).map_err(|e| {
+                        crate::log!(1, "gogui-play_sequence {m}: {e}");
+                        GtpError::IllegalMove
+                    })?;
+                }
+                self.game = game;
+                Ok(Reply::empty())
+            }
+            Command::GoguiSetup(list) => {
+                let b = self.game.board();
+                if !self.game.moves().is_empty()
+                    || b.stone_count(crate::board::Color::Black)
+                        + b.stone_count(crate::board::Color::White)
+                        > 0
+                {
+                    return Err(GtpError::BoardNotEmpty);
+                }
+                let mut stones = Vec::with_capacity(list.len());
+                for (color, m) in list {
+                    match move_of(b, m) {
+                        Some(Move::Place(p)) if !stones.iter().any(|&(_, q)| q == p) => {
+                            stones.push((color, p))
+                        }
+                        _ => return Err(GtpError::Other("bad vertex list".into())),
+                    }
+                }
+                let to_move = self.game.to_move();
+                self.game.set_position(&stones, to_move);
+                Ok(Reply::empty())
+            }
+            Command::GoguiSetupPlayer(color) => {
+                if self.game.set_first_to_move(color) {
+                    Ok(Reply::empty())
+                } else {
+                    Err(GtpError::Other("moves already played".into()))
+                }
+            }
+            Command::GoguiShow(what) => {
+                let color = self.game.to_move();
+                let a = self
+                    .think(color, &|| ctx.interrupted())
+                    .ok_or_else(|| GtpError::Other("no search (--player random)".into()))?;
+                Ok(analysis::gogui_show(what, &a, self.game.board()).into())
+            }
             Command::Countlib(v) => {
                 let b = self.game.board();
                 let p = point_of(b, v).ok_or(GtpError::Other("invalid coordinate".into()))?;

@@ -1,5 +1,6 @@
 //! A Tengen process driven over real pipes, for the tests that need timing or streamed
 //! responses (included with `#[path]` by those tests only).
+#![allow(dead_code)] // each test file uses part of it
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -71,6 +72,22 @@ impl Gtp {
         }
         assert!(text.starts_with('='), "failure: {text}");
         (text[1..].trim().to_string(), t0.elapsed())
+    }
+
+    /// The next response, which must be a failure: its text (after `? `).
+    pub fn answer_failure(&mut self) -> String {
+        let first = self
+            .lines
+            .recv_timeout(Duration::from_secs(60))
+            .expect("a response");
+        while !self
+            .lines
+            .recv_timeout(Duration::from_secs(5))
+            .unwrap()
+            .is_empty()
+        {}
+        assert!(first.starts_with('?'), "success: {first}");
+        first[1..].trim().to_string()
     }
 
     pub fn ask(&mut self, line: &str) -> (String, Duration) {
