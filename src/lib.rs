@@ -36,6 +36,7 @@ pub mod matches;
 pub mod playout;
 pub mod record;
 pub mod regress;
+pub mod review;
 pub mod rules;
 pub mod score;
 pub mod search;

@@ -55,6 +55,10 @@ enum Sub {
     /// One game of Tengen against itself (same engine options as GTP mode): the board and
     /// each move's time on stderr, the result and the SGF at the end.
     Selfplay(tengen::selfplay::SelfplayArgs),
+    /// Review a game record: every position analysed, the record written back with each
+    /// move's win rate (SBKV) and score lead, Tengen's variation where a move lost much,
+    /// each side's biggest mistakes on stdout, and with --plot a win-rate graph (SVG).
+    Review(Box<tengen::review::ReviewArgs>),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -116,6 +120,10 @@ fn main() -> anyhow::Result<()> {
             // The summary, its last line the machine-readable one.
             let (_, text) = tengen::matches::run(*args)?;
             print!("{text}");
+            Ok(())
+        }
+        Some(Sub::Review(args)) => {
+            tengen::review::run(&args)?;
             Ok(())
         }
         Some(Sub::Selfplay(args)) => {

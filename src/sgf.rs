@@ -483,23 +483,31 @@ pub fn write_record(rec: &SgfRecord) -> String {
             }
             out.push(';');
         }
-        write_points(&mut out, "AB", &node.add_black, size);
-        write_points(&mut out, "AW", &node.add_white, size);
-        write_points(&mut out, "AE", &node.add_empty, size);
-        if let Some(c) = node.player {
-            let _ = write!(out, "PL[{}]", color_letter(c));
-        }
-        let value = match node.mv {
-            Some((c, SgfMove::Pass)) => Some((c, String::new())),
-            Some((c, SgfMove::Play(p))) => to_sgf(p, size).map(|v| (c, v)),
-            None => None,
-        };
-        if let Some((c, v)) = value {
-            let _ = write!(out, "{}[{}]", color_letter(c), v);
-        }
-        write_extra(&mut out, &node.extra);
+        out.push_str(&node_properties(node, size));
     }
     out.push(')');
+    out
+}
+
+/// The properties of one node as [`write_record`] writes them (without the `;`), for
+/// writers that build a game tree with variations.
+pub fn node_properties(node: &SgfNode, size: usize) -> String {
+    let mut out = String::new();
+    write_points(&mut out, "AB", &node.add_black, size);
+    write_points(&mut out, "AW", &node.add_white, size);
+    write_points(&mut out, "AE", &node.add_empty, size);
+    if let Some(c) = node.player {
+        let _ = write!(out, "PL[{}]", color_letter(c));
+    }
+    let value = match node.mv {
+        Some((c, SgfMove::Pass)) => Some((c, String::new())),
+        Some((c, SgfMove::Play(p))) => to_sgf(p, size).map(|v| (c, v)),
+        None => None,
+    };
+    if let Some((c, v)) = value {
+        let _ = write!(out, "{}[{}]", color_letter(c), v);
+    }
+    write_extra(&mut out, &node.extra);
     out
 }
 

@@ -1,0 +1,408 @@
+//! `tengen review GAME.sgf`: analyses every position of a record's main line and writes
+//! the record back with each move's win rate (Sabaki's `SBKV`, Black's win rate in
+//! percent, from which Sabaki draws its graph) and score lead (in the comment), Tengen's
+//! preferred move and its main variation as an SGF variation where a move lost much, a
+//! summary of each side's biggest mistakes on stdout, and with `--plot` a win-rate graph
+//! as SVG.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::board::{Color, Move};
+use crate::cli::EngineArgs;
+use crate::game::Game;
+use crate::record::{game_from_record, move_text, record_of};
+use crate::search::{Analysis, Limits, Search};
+use crate::sgf::{self, SgfMove, SgfNode, SgfPoint};
+
+/// Largest record read, in bytes (real records are a few KiB).
+const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// Options of `tengen review`.
+#[derive(Args, Debug, Clone)]
+pub struct ReviewArgs {
+    /// The game record (SGF); its main line is reviewed.
+    pub file: PathBuf,
+    /// Playouts for each position (the default effort: 1,000).
+    #[arg(long, conflicts_with = "time_per_move")]
+    pub visits: Option<u64>,
+    /// Seconds for each position instead of a playout count.
+    #[arg(long)]
+    pub time_per_move: Option<f64>,
+    /// Where to write the reviewed record (default: GAME-review.sgf beside the record).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Also draw Black's win rate move by move as an SVG graph here.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// A move is a mistake, and gets Tengen's variation, when it loses at least this
+    /// much win rate (0..1) against Tengen's preferred move.
+    #[arg(long, default_value_t = 0.1)]
+    pub threshold: f64,
+    /// Mistakes listed for each side.
+    #[arg(long, default_value_t = 3)]
+    pub top: usize,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// What the review found at one position (before move `k + 1`, after move `k`).
+#[derive(Clone, Debug)]
+pub struct Position {
+    /// Black's win rate and score lead (komi included).
+    pub black_winrate: f64,
+    pub black_lead: f64,
+    pub analysis: Analysis,
+}
+
+/// One move judged against the search of the position before it.
+#[derive(Clone, Debug)]
+pub struct Mistake {
+    /// 1-based move number.
+    pub number: usize,
+    pub color: Color,
+    pub played: Move,
+    /// The mover's win rate with Tengen's move, and after the move played.
+    pub best_winrate: f64,
+    pub after_winrate: f64,
+    pub best: Move,
+    /// Tengen's variation, its preferred move first.
+    pub pv: Vec<Move>,
+}
+
+impl Mistake {
+    pub fn loss(&self) -> f64 {
+        self.best_winrate - self.after_winrate
+    }
+}
+
+/// The whole review: every position's figures and every move's judgement.
+pub struct Review {
+    pub start: Game,
+    pub moves: Vec<(Color, Move)>,
+    pub positions: Vec<Position>,
+    pub judged: Vec<Mistake>,
+}
+
+/// Reads the record and builds its start position and main-line moves.
+fn load(args: &ReviewArgs) -> anyhow::Result<(Game, Vec<(Color, Move)>)> {
+    let meta = std::fs::metadata(&args.file)?;
+    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
+        anyhow::bail!(
+            "{}: not a regular file of at most {} MiB",
+            args.file.display(),
+            MAX_FILE_BYTES >> 20
+        );
+    }
+    let text = String::from_utf8_lossy(&std::fs::read(&args.file)?).into_owned();
+    let rec = sgf::parse_record(&text)?;
+    let template = args.engine.engine().game;
+    let full = game_from_record(&rec, &template, None).map_err(anyhow::Error::msg)?;
+    let start = game_from_record(&rec, &template, Some(1)).map_err(anyhow::Error::msg)?;
+    Ok((start, full.moves().to_vec()))
+}
+
+/// Analyses every position, with a progress bar on stderr.
+pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
+    let (start, moves) = load(args)?;
+    let settings = args.engine.settings();
+    let mut search = Search::new(settings.search_config());
+    let bar = indicatif::ProgressBar::new(moves.len() as u64 + 1);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{prefix} [{bar:40}] {pos}/{len} positions, {elapsed} (eta {eta})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar.set_prefix("review");
+    let mut game = start.clone();
+    let mut positions = Vec::with_capacity(moves.len() + 1);
+    for k in 0..=moves.len() {
+        let color = game.to_move();
+        let limits = match args.time_per_move {
+            Some(s) => Limits {
+                playouts: None,
+                time: Some(std::time::Duration::from_secs_f64(s.max(0.01))),
+                max_time: None,
+                early_stop: false,
+                stop: &|| false,
+                root_filter: None,
+            },
+            None => Limits::playouts(args.visits.unwrap_or(1000).max(1)),
+        };
+        let a = search.run(&game, color, &limits);
+        let black_winrate = if color == Color::Black {
+            a.winrate
+        } else {
+            1.0 - a.winrate
+        };
+        positions.push(Position {
+            black_winrate,
+            black_lead: a.score_black,
+            analysis: a,
+        });
+        bar.inc(1);
+        if let Some(&(c, mv)) = moves.get(k) {
+            game.play_record(c, mv)
+                .map_err(|e| anyhow::anyhow!("move {}: {e}", k + 1))?;
+        }
+    }
+    bar.finish_and_clear();
+    let judged = moves
+        .iter()
+        .enumerate()
+        .map(|(i, &(color, played))| {
+            let before = &positions[i].analysis;
+            let mover = |black: f64| {
+                if color == Color::Black {
+                    black
+                } else {
+                    1.0 - black
+                }
+            };
+            // The search before the move answers for whoever moved, whose turn it was.
+            let best_winrate = if before.color == color {
+                before.winrate
+            } else {
+                1.0 - before.winrate
+            };
+            let top = before.candidates.first();
+            Mistake {
+                number: i + 1,
+                color,
+                played,
+                best_winrate,
+                after_winrate: mover(positions[i + 1].black_winrate),
+                best: top.map_or(Move::Pass, |c| c.mv),
+                pv: top.map(|c| c.pv.clone()).unwrap_or_default(),
+            }
+        })
+        .collect();
+    Ok(Review {
+        start,
+        moves,
+        positions,
+        judged,
+    })
+}
+
+fn sgf_move(mv: Move) -> SgfMove {
+    match mv {
+        Move::Pass => SgfMove::Pass,
+        Move::Place(p) => {
+            let (col, row) = p.coord();
+            SgfMove::Play(SgfPoint {
+                col: col as u8,
+                row: row as u8,
+            })
+        }
+    }
+}
+
+fn percent(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+fn lead_text(black_lead: f64) -> String {
+    if black_lead >= 0.0 {
+        format!("B+{black_lead:.1}")
+    } else {
+        format!("W+{:.1}", -black_lead)
+    }
+}
+
+/// Whether Tengen's variation is shown for this move.
+fn is_mistake(m: &Mistake, threshold: f64) -> bool {
+    m.loss() >= threshold && m.best != m.played
+}
+
+/// The reviewed record as SGF: the main line with `SBKV` and a comment on every move
+/// node, and Tengen's variation beside each mistake.
+pub fn write_sgf(r: &Review, threshold: f64) -> String {
+    let size = r.start.size();
+    let mut rec = record_of(&r.start);
+    rec.info.push((
+        "GC".into(),
+        format!(
+            "Reviewed by Tengen {}: SBKV is Black's win rate in percent",
+            env!("CARGO_PKG_VERSION")
+        ),
+    ));
+    let root = sgf::write_record(&rec);
+    let mut out = root.trim_end_matches(')').to_string();
+    let mut pending: Vec<String> = Vec::new();
+    for (i, &(color, mv)) in r.moves.iter().enumerate() {
+        let p = &r.positions[i + 1];
+        let m = &r.judged[i];
+        let mut comment = format!(
+            "Black {} ({}) after move {}",
+            percent(p.black_winrate),
+            lead_text(p.black_lead),
+            i + 1
+        );
+        if is_mistake(m, threshold) {
+            let _ = write!(
+                comment,
+                "; lost {} for {}: Tengen prefers {} ({})",
+                percent(m.loss()),
+                if color == Color::Black {
+                    "Black"
+                } else {
+                    "White"
+                },
+                move_text(m.best),
+                percent(m.best_winrate)
+            );
+            // The variation: a sibling of this move node.
+            let mut var = String::from("(");
+            let mut c = color;
+            for (j, &v) in m.pv.iter().enumerate() {
+                let node = SgfNode {
+                    mv: Some((c, sgf_move(v))),
+                    extra: if j == 0 {
+                        vec![(
+                            "C".into(),
+                            format!("Tengen: {} for {}", percent(m.best_winrate), {
+                                if color == Color::Black {
+                                    "Black"
+                                } else {
+                                    "White"
+                                }
+                            }),
+                        )]
+                    } else {
+                        Vec::new()
+                    },
+                    ..SgfNode::default()
+                };
+                var.push(';');
+                var.push_str(&sgf::node_properties(&node, size));
+                c = c.opponent();
+            }
+            var.push(')');
+            out.push('(');
+            pending.push(var);
+        }
+        let node = SgfNode {
+            mv: Some((color, sgf_move(mv))),
+            extra: vec![
+                ("SBKV".into(), format!("{:.2}", 100.0 * p.black_winrate)),
+                ("C".into(), comment),
+            ],
+            ..SgfNode::default()
+        };
+        out.push_str("\n;");
+        out.push_str(&sgf::node_properties(&node, size));
+    }
+    for var in pending.iter().rev() {
+        out.push(')');
+        out.push_str(var);
+    }
+    out.push_str(")\n");
+    out
+}
+
+/// Each side's biggest mistakes, as lines for stdout.
+pub fn summary(r: &Review, args: &ReviewArgs) -> String {
+    let mut out = String::new();
+    let first = r.positions.first().map_or(0.5, |p| p.black_winrate);
+    let last = r.positions.last().map_or(0.5, |p| p.black_winrate);
+    let _ = writeln!(
+        out,
+        "{} moves reviewed; Black's win rate {} at the start, {} at the end",
+        r.moves.len(),
+        percent(first),
+        percent(last)
+    );
+    for color in Color::BOTH {
+        let mut ms: Vec<&Mistake> = r.judged.iter().filter(|m| m.color == color).collect();
+        ms.sort_by(|a, b| b.loss().total_cmp(&a.loss()));
+        let name = if color == Color::Black {
+            "Black"
+        } else {
+            "White"
+        };
+        let _ = writeln!(out, "{name}'s biggest mistakes:");
+        let shown: Vec<&&Mistake> = ms
+            .iter()
+            .filter(|m| is_mistake(m, args.threshold))
+            .take(args.top)
+            .collect();
+        if shown.is_empty() {
+            let _ = writeln!(out, "  none losing {} or more", percent(args.threshold));
+        }
+        for m in shown {
+            let _ = writeln!(
+                out,
+                "  move {} {}: {} -> {} ({}), Tengen prefers {}",
+                m.number,
+                move_text(m.played),
+                percent(m.best_winrate),
+                percent(m.after_winrate),
+                format_args!("-{}", percent(m.loss())),
+                move_text(m.best)
+            );
+        }
+    }
+    out
+}
+
+/// Black's win rate move by move as an SVG line graph (50% dashed).
+pub fn plot_svg(r: &Review) -> String {
+    let (w, h, pad) = (800.0, 300.0, 30.0);
+    let n = r.positions.len().max(2) - 1;
+    let x = |k: usize| pad + (w - 2.0 * pad) * k as f64 / n as f64;
+    let y = |v: f64| pad + (h - 2.0 * pad) * (1.0 - v);
+    let points: Vec<String> = r
+        .positions
+        .iter()
+        .enumerate()
+        .map(|(k, p)| format!("{:.1},{:.1}", x(k), y(p.black_winrate)))
+        .collect();
+    format!(
+        concat!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" ",
+            "viewBox=\"0 0 {w} {h}\">\n",
+            "<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n",
+            "<line x1=\"{p}\" y1=\"{mid}\" x2=\"{r}\" y2=\"{mid}\" stroke=\"gray\" ",
+            "stroke-dasharray=\"4 4\"/>\n",
+            "<rect x=\"{p}\" y=\"{p}\" width=\"{iw}\" height=\"{ih}\" fill=\"none\" ",
+            "stroke=\"black\"/>\n",
+            "<polyline fill=\"none\" stroke=\"black\" stroke-width=\"1.5\" points=\"{pts}\"/>\n",
+            "<text x=\"{p}\" y=\"20\" font-family=\"sans-serif\" font-size=\"12\">",
+            "Black's win rate by move (Tengen review, {n} moves)</text>\n",
+            "</svg>\n"
+        ),
+        w = w,
+        h = h,
+        p = pad,
+        r = w - pad,
+        mid = y(0.5),
+        iw = w - 2.0 * pad,
+        ih = h - 2.0 * pad,
+        pts = points.join(" "),
+        n = r.moves.len()
+    )
+}
+
+/// `tengen review`: analyses, writes the record (and graph), prints the summary.
+pub fn run(args: &ReviewArgs) -> anyhow::Result<()> {
+    let r = review(args)?;
+    let out = args.out.clone().unwrap_or_else(|| {
+        let stem = args
+            .file
+            .file_stem()
+            .map_or("game".into(), |s| s.to_string_lossy().into_owned());
+        args.file.with_file_name(format!("{stem}-review.sgf"))
+    });
+    std::fs::write(&out, write_sgf(&r, args.threshold))?;
+    if let Some(plot) = &args.plot {
+        std::fs::write(plot, plot_svg(&r))?;
+    }
+    print!("{}", summary(&r, args));
+    println!("wrote {}", out.display());
+    Ok(())
+}
