@@ -132,4 +132,11 @@ fn a_gogui_session() {
         "no live graphics on stderr"
     );
     assert!(log.contains("gogui-gfx: CLEAR"));
+    // A block of draw commands after a bare `gogui-gfx:` ends at an empty line.
+    let block = &log[log.find("gogui-gfx:\nLABEL ").unwrap()..];
+    let end = block.find("\n\n").expect("an empty line ends the block");
+    assert!(block[..end]
+        .lines()
+        .skip(1)
+        .all(|l| ["LABEL ", "VAR ", "TEXT "].iter().any(|k| l.starts_with(k))));
 }

@@ -221,7 +221,7 @@ impl Executor for Engine {
                 let board = self.game.board().clone();
                 let mut sink = |a: &crate::search::Analysis| {
                     crate::log::raw(&format!(
-                        "gogui-gfx:\n{}\n",
+                        "gogui-gfx:\n{}\n\n",
                         analysis::gogui_show(GoguiShow::BestMovesGfx, a, &board)
                     ));
                 };
