@@ -7,17 +7,9 @@
 // Usage: node analysis.js PATH/TO/tengen
 const {Controller, ControllerStateTracker} = require('@sabaki/gtp')
 
-const engine = process.argv[2] || '../../target/release/tengen'
-let passed = 0
-let failed = 0
+const {check, finish, crash} = require('./tally')
 
-function check(what, ok, detail) {
-  if (ok) passed++
-  else {
-    failed++
-    console.log(`FAIL ${what}: ${JSON.stringify(detail).slice(0, 400)}`)
-  }
-}
+const engine = process.argv[2] || '../../target/release/tengen'
 
 // Sabaki's reading of one `info` line (src/modules/enginesyncer.js): segments split on
 // `info`, the trailing run of vertices is the variation (cut at a pass), the rest is
@@ -143,12 +135,7 @@ async function main() {
   const exited = new Promise((resolve) => c.process.once('exit', (code, signal) => resolve({code, signal})))
   await c.stop()
   check('exits after quit', (await exited).code === 0, '')
-  console.log(`analysis: ${passed} passed, ${failed} failed`)
-  process.exit(failed ? 1 : 0)
+  finish('analysis: ')
 }
 
-main().catch((err) => {
-  console.log(`FAIL ${err && err.stack}`)
-  console.log(`analysis: ${passed} passed, ${failed + 1} failed`)
-  process.exit(1)
-})
+main().catch((err) => crash('analysis: ', err))

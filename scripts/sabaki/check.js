@@ -4,17 +4,9 @@
 // Usage: node check.js PATH/TO/tengen
 const {Controller} = require('@sabaki/gtp')
 
-const engine = process.argv[2] || '../../target/release/tengen'
-let passed = 0
-let failed = 0
+const {check, finish, crash} = require('./tally')
 
-function check(what, ok, detail) {
-  if (ok) passed++
-  else {
-    failed++
-    console.log(`FAIL ${what}: ${JSON.stringify(detail)}`)
-  }
-}
+const engine = process.argv[2] || '../../target/release/tengen'
 
 async function main() {
   const c = new Controller(engine, ['--seed', '1'])
@@ -60,12 +52,7 @@ async function main() {
   await c.stop()
   const how = await exited
   check('exits by itself after quit', how.code === 0 && how.signal == null, how)
-  console.log(`${passed} passed, ${failed} failed`)
-  process.exit(failed ? 1 : 0)
+  finish()
 }
 
-main().catch((err) => {
-  console.log(`FAIL ${err}`)
-  console.log(`${passed} passed, ${failed + 1} failed`)
-  process.exit(1)
-})
+main().catch((err) => crash('', err))

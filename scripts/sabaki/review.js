@@ -4,18 +4,10 @@
 // move of the same colour as the main-line move it stands beside.
 // Usage: node review.js REVIEWED.sgf [MOVES]
 const sgf = require('@sabaki/sgf')
+const {check, finish} = require('./tally')
 
 const file = process.argv[2]
 const expectMoves = process.argv[3] != null ? +process.argv[3] : null
-let passed = 0
-let failed = 0
-function check(what, ok, detail) {
-  if (ok) passed++
-  else {
-    failed++
-    console.log(`FAIL ${what}: ${JSON.stringify(detail).slice(0, 300)}`)
-  }
-}
 
 const roots = sgf.parseFile(file)
 check('one game', roots.length === 1, roots.length)
@@ -36,5 +28,4 @@ while (node.children.length > 0) {
   node = main
 }
 if (expectMoves != null) check('every move reviewed', moves === expectMoves, moves)
-console.log(`review: ${moves} moves, ${variations} variations; ${passed} passed, ${failed} failed`)
-process.exit(failed ? 1 : 0)
+finish(`review: ${moves} moves, ${variations} variations; `)

@@ -351,41 +351,10 @@ impl Search {
         // Ownership sums (+1 Black, -1 White per simulation) and simulations counted.
         let mut own = vec![0i32; NUM_CELLS];
         let mut sims = 0u64;
-        if let Some(report) = report {
-            // Live analysis: workers search, this thread reports.
-            let results: Vec<(u64, Vec<i32>)> = std::thread::scope(|s| {
-                let handles: Vec<_> = (0..threads)
-                    .map(|t| {
-                        let shared = &shared;
-                        let seed =
-                            seed.wrapping_add((t as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
-                        s.spawn(move || {
-                            let mut own = vec![0i32; NUM_CELLS];
-                            let n = worker(shared, limits, start, seed, &mut own);
-                            (n, own)
-                        })
-                    })
-                    .collect();
-                let mut next = start + report.interval;
-                while !shared.done.load(Relaxed) && !handles.iter().all(|h| h.is_finished()) {
-                    std::thread::sleep(Duration::from_millis(2));
-                    let now = Instant::now();
-                    if !report.interval.is_zero() && now >= next {
-                        (report.sink)(&snapshot(&shared, color, start));
-                        next = (next + report.interval).max(now);
-                    }
-                }
-                handles.into_iter().filter_map(|h| h.join().ok()).collect()
-            });
-            for (n, o) in results {
-                sims += n;
-                for (a, b) in own.iter_mut().zip(o) {
-                    *a += b;
-                }
-            }
-        } else if choices <= 1 {
+        if choices <= 1 && report.is_none() {
             // Nothing to choose between (only a pass, say): no need to think.
-        } else if threads == 1 {
+        } else if threads == 1 && report.is_none() {
+            // On the calling thread: the same moves every run for a fixed seed.
             sims = worker(&shared, limits, start, seed, &mut own);
         } else {
             let results: Vec<(u64, Vec<i32>)> = std::thread::scope(|s| {
@@ -401,6 +370,18 @@ impl Search {
                         })
                     })
                     .collect();
+                if let Some(report) = report {
+                    // Live analysis: the workers search, this thread reports.
+                    let mut next = start + report.interval;
+                    while !shared.done.load(Relaxed) && !handles.iter().all(|h| h.is_finished()) {
+                        std::thread::sleep(Duration::from_millis(2));
+                        let now = Instant::now();
+                        if !report.interval.is_zero() && now >= next {
+                            (report.sink)(&snapshot(&shared, color, start));
+                            next = (next + report.interval).max(now);
+                        }
+                    }
+                }
                 handles.into_iter().filter_map(|h| h.join().ok()).collect()
             });
             for (n, o) in results {
