@@ -81,13 +81,16 @@ impl Mistake {
 /// The whole review: every position's figures and every move's judgement.
 pub struct Review {
     pub start: Game,
+    /// The record's game information (players, date, result...), written back.
+    pub info: Vec<(String, String)>,
     pub moves: Vec<(Color, Move)>,
     pub positions: Vec<Position>,
     pub judged: Vec<Mistake>,
 }
 
 /// Reads the record and builds its start position and main-line moves.
-fn load(args: &ReviewArgs) -> anyhow::Result<(Game, Vec<(Color, Move)>)> {
+#[allow(clippy::type_complexity)]
+fn load(args: &ReviewArgs) -> anyhow::Result<(Game, Vec<(Color, Move)>, Vec<(String, String)>)> {
     let meta = std::fs::metadata(&args.file)?;
     if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
         anyhow::bail!(
@@ -101,12 +104,12 @@ fn load(args: &ReviewArgs) -> anyhow::Result<(Game, Vec<(Color, Move)>)> {
     let template = args.engine.engine().game;
     let full = game_from_record(&rec, &template, None).map_err(anyhow::Error::msg)?;
     let start = game_from_record(&rec, &template, Some(1)).map_err(anyhow::Error::msg)?;
-    Ok((start, full.moves().to_vec()))
+    Ok((start, full.moves().to_vec(), rec.info))
 }
 
 /// Analyses every position, with a progress bar on stderr.
 pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
-    let (start, moves) = load(args)?;
+    let (start, moves, info) = load(args)?;
     let settings = args.engine.settings();
     let mut search = Search::new(settings.search_config());
     let bar = indicatif::ProgressBar::new(moves.len() as u64 + 1);
@@ -183,6 +186,7 @@ pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
         .collect();
     Ok(Review {
         start,
+        info,
         moves,
         positions,
         judged,
@@ -224,6 +228,7 @@ fn is_mistake(m: &Mistake, threshold: f64) -> bool {
 pub fn write_sgf(r: &Review, threshold: f64) -> String {
     let size = r.start.size();
     let mut rec = record_of(&r.start);
+    rec.info = r.info.clone();
     rec.info.push((
         "GC".into(),
         format!(

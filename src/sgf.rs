@@ -60,7 +60,8 @@ pub struct SgfRecord {
     /// Main line, root first. Never empty after [`parse_record`].
     pub nodes: Vec<SgfNode>,
     /// Further root properties written as given (values escaped), e.g. `PB`, `PW`, `RE`,
-    /// `DT`. Written only: [`parse_record`] leaves this empty.
+    /// `DT`. [`parse_record`] keeps the game information ones (PB, PW, BR, WR, DT, EV,
+    /// RO, PC, GN, RE) here.
     pub info: Vec<(String, String)>,
 }
 
@@ -229,6 +230,24 @@ fn convert(root: &ParsedNode<Prop>) -> Result<SgfRecord, SgfError> {
             Prop::RU(r) => {
                 let r = clean_simple_text(&r.text);
                 rec.rules = (!r.is_empty()).then_some(r);
+            }
+            // Game information, kept so that a record written back (a review) still
+            // says who played, when and with what result.
+            Prop::PB(t)
+            | Prop::PW(t)
+            | Prop::BR(t)
+            | Prop::WR(t)
+            | Prop::DT(t)
+            | Prop::EV(t)
+            | Prop::RO(t)
+            | Prop::PC(t)
+            | Prop::GN(t)
+            | Prop::RE(t) => {
+                let name = sgf_parse::SgfProp::identifier(prop);
+                let value = clean_simple_text(&t.text);
+                if !value.is_empty() {
+                    rec.info.push((name, value));
+                }
             }
             _ => {}
         }
@@ -580,6 +599,27 @@ mod tests {
                 out.push(path);
             }
         }
+    }
+
+    #[test]
+    fn game_information_is_kept() {
+        let rec =
+            parse_record("(;GM[1]SZ[9]PB[Black Player]PW[White\nPlayer]RE[B+R]C[root]XX[1];B[ee])")
+                .unwrap();
+        assert_eq!(
+            rec.info,
+            vec![
+                ("PB".to_string(), "Black Player".to_string()),
+                ("PW".to_string(), "White Player".to_string()),
+                ("RE".to_string(), "B+R".to_string()),
+            ]
+        );
+        // Written back as read.
+        let text = write_record(&rec);
+        assert!(
+            text.contains("PB[Black Player]PW[White Player]RE[B+R]"),
+            "{text}"
+        );
     }
 
     #[test]
