@@ -508,6 +508,19 @@ impl Board {
     /// opponent), as game records replayed with self-capture expect. Returns the number
     /// of stones captured from the opponent.
     pub fn place(&mut self, color: Color, p: Point) -> u32 {
+        self.place_with(color, p, |_, _| {}, |_, _| {})
+    }
+
+    /// [`Board::place`], telling `captured(head, stones)` of each chain it takes off and
+    /// `merged(kept head, absorbed head)` of each merge, in order (what an undo needs).
+    #[inline(always)]
+    fn place_with(
+        &mut self,
+        color: Color,
+        p: Point,
+        mut captured_chain: impl FnMut(u16, u32),
+        merged: impl FnMut(usize, usize),
+    ) -> u32 {
         debug_assert_eq!(self.cells[p.index()], Cell::Empty);
         self.add_stone(color, p);
         // Captures only after every liberty update: a removed stone gives the new stone
@@ -520,11 +533,13 @@ impl Board {
                 let h = self.head_of(n);
                 if self.libs[h] == 0 {
                     last_captured = h as u16;
-                    captured += self.remove_chain(h);
+                    let k = self.remove_chain(h);
+                    captured += k;
+                    captured_chain(h as u16, k);
                 }
             }
         }
-        self.merge_with_neighbors(color, p);
+        self.merge_with_neighbors(color, p, merged);
         self.captures[color.index()] += captured;
         self.ko_point = 0;
         let h = self.head_of(p);
@@ -562,39 +577,14 @@ impl Board {
             captured: SmallVec::new(),
             merges: SmallVec::new(),
         };
-        self.add_stone(color, p);
-        let enemy = Cell::from(color.opponent());
-        let mut captured = 0u32;
-        let mut last_captured = 0u16;
-        for n in p.neighbors() {
-            if self.cells[n.index()] == enemy {
-                let h = self.head_of(n);
-                if self.libs[h] == 0 {
-                    last_captured = h as u16;
-                    let k = self.remove_chain(h);
-                    captured += k;
-                    u.captured.push((h as u16, k));
-                }
-            }
-        }
-        let own = Cell::from(color);
-        for n in p.neighbors() {
-            if self.cells[n.index()] == own {
-                let a = self.head_of(n);
-                let b = self.head_of(p);
-                if a != b {
-                    let (big, small) = self.merge(a, b);
-                    u.merges.push((big as u16, small as u16));
-                }
-            }
-        }
-        self.captures[color.index()] += captured;
-        self.ko_point = 0;
+        let (captured, merges) = (&mut u.captured, &mut u.merges);
+        self.place_with(
+            color,
+            p,
+            |h, k| captured.push((h, k)),
+            |big, small| merges.push((big as u16, small as u16)),
+        );
         let h = self.head_of(p);
-        if captured == 1 && self.stones[h] == 1 && self.libs[h] == 1 {
-            self.ko_point = last_captured;
-            self.ko_color = color.opponent();
-        }
         debug_assert!(self.libs[h] > 0, "place_undoable: suicide");
         u
     }
@@ -714,16 +704,23 @@ impl Board {
         }
     }
 
-    /// Merges the chain through `p` with every neighbouring chain of `color`.
+    /// Merges the chain through `p` with every neighbouring chain of `color`, telling
+    /// `merged(kept head, absorbed head)` of each merge.
     #[inline]
-    fn merge_with_neighbors(&mut self, color: Color, p: Point) {
+    fn merge_with_neighbors(
+        &mut self,
+        color: Color,
+        p: Point,
+        mut merged: impl FnMut(usize, usize),
+    ) {
         let own = Cell::from(color);
         for n in p.neighbors() {
             if self.cells[n.index()] == own {
                 let a = self.head_of(n);
                 let b = self.head_of(p);
                 if a != b {
-                    self.merge(a, b);
+                    let (big, small) = self.merge(a, b);
+                    merged(big, small);
                 }
             }
         }
@@ -765,7 +762,7 @@ impl Board {
 
     fn place_no_capture(&mut self, color: Color, p: Point) {
         self.add_stone(color, p);
-        self.merge_with_neighbors(color, p);
+        self.merge_with_neighbors(color, p, |_, _| {});
     }
 
     #[inline]

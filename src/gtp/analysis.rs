@@ -4,18 +4,10 @@
 //! GTP extensions document. Values are from the analysed player's view.
 
 use super::command::{AnalyzeArgs, AnalyzeFormat, MoveRule};
-use super::exec::vertex_of;
 use super::parse::GtpMove;
 use crate::board::{Board, Color, Move, Point};
+use crate::record::move_text;
 use crate::search::{Analysis, Candidate};
-
-/// The wire text of a move: a vertex or `pass`.
-pub fn move_text(mv: Move) -> String {
-    match mv {
-        Move::Pass => "pass".into(),
-        Move::Place(p) => vertex_of(p).to_string(),
-    }
-}
 
 /// The candidates to show, best first: those with visits, topped up with unvisited ones
 /// (by prior) to `minmoves`, at most `maxmoves`.

@@ -290,18 +290,24 @@ fn read_lines<R: Read>(input: R, tx: &Sender<Input>, shared: &Shared) {
     let _ = tx.send(Input::Eof);
 }
 
-/// One line of a streamed response: control characters and trailing white space
-/// dropped, and never empty (an empty line would end the response).
-fn clean_line(line: &str) -> String {
+/// One line of a response with control characters (tabs kept) and trailing white space
+/// dropped.
+fn clean(line: &str) -> String {
     let line: String = line
         .chars()
         .filter(|&c| c == '\t' || !c.is_control())
         .collect();
-    let line = line.trim_end();
+    line.trim_end().to_string()
+}
+
+/// A line inside a response: [`clean`], and never empty (an empty line would end the
+/// response), so an empty one becomes a single space.
+fn clean_line(line: &str) -> String {
+    let line = clean(line);
     if line.is_empty() {
         " ".into()
     } else {
-        line.into()
+        line
     }
 }
 
@@ -320,18 +326,13 @@ pub fn format_response(id: Option<&str>, result: &Result<Reply, GtpError>) -> St
     }
     out.push(' ');
     for (i, line) in text.trim_end().split('\n').enumerate() {
-        let line: String = line
-            .chars()
-            .filter(|&c| c == '\t' || !c.is_control())
-            .collect();
-        let line = line.trim_end();
-        if i > 0 {
+        // The first line follows `= `: it may stay empty.
+        if i == 0 {
+            out.push_str(&clean(line));
+        } else {
             out.push('\n');
-            if line.is_empty() {
-                out.push(' ');
-            }
+            out.push_str(&clean_line(line));
         }
-        out.push_str(line);
     }
     out.push_str("\n\n");
     out

@@ -457,11 +457,11 @@ struct ScoreSums {
 }
 
 impl ScoreSums {
-    fn add(&self, margin: i32) {
-        self.n.fetch_add(1, Relaxed);
-        self.sum.fetch_add(margin as i64, Relaxed);
-        self.sum_sq
-            .fetch_add((margin as i64 * margin as i64) as u64, Relaxed);
+    /// Adds `n` scores with this sum and sum of squares.
+    fn add(&self, n: u64, sum: i64, sum_sq: u64) {
+        self.n.fetch_add(n, Relaxed);
+        self.sum.fetch_add(sum, Relaxed);
+        self.sum_sq.fetch_add(sum_sq, Relaxed);
     }
 
     /// The standard deviation in points.
@@ -570,16 +570,11 @@ fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut
     };
     let mut since_check = 0u32;
     let mut sims = 0u64;
-    // Pending live sums (only when reporting), flushed with every stop check.
-    let live_len = if shared.live.is_some() { NUM_CELLS } else { 0 };
-    let (mut live_own, mut live_owned) = (vec![0i32; live_len], vec![0u32; live_len]);
-    let mut live_sims = 0u64;
-    let mut before = vec![0i32; live_len];
+    let live = shared.live.is_some();
+    let mut pending = Pending::new(live);
     loop {
         if shared.done.load(Relaxed) {
-            if let Some(live) = &shared.live {
-                live.flush(&mut live_own, &mut live_owned, &mut live_sims);
-            }
+            pending.flush(shared);
             return sims;
         }
         if let Some(n) = limits.playouts {
@@ -587,42 +582,74 @@ fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut
             if shared.playouts.fetch_add(1, Relaxed) >= n {
                 shared.playouts.fetch_sub(1, Relaxed);
                 shared.done.store(true, Relaxed);
-                if let Some(live) = &shared.live {
-                    live.flush(&mut live_own, &mut live_owned, &mut live_sims);
-                }
+                pending.flush(shared);
                 return sims;
             }
         } else {
             shared.playouts.fetch_add(1, Relaxed);
         }
         let (counted, margin) = simulate(shared, &mut w);
-        shared.scores.add(margin);
-        if shared.live.is_some() {
-            before.copy_from_slice(&own[..NUM_CELLS]);
-        }
-        add_ownership(&w.board, counted, own);
-        if shared.live.is_some() {
-            for p in w.board.points() {
-                let d = own[p.index()] - before[p.index()];
-                live_own[p.index()] += d;
-                live_owned[p.index()] += d.unsigned_abs();
+        pending.add_score(margin);
+        add_ownership(&w.board, counted, |i, v| {
+            own[i] += v;
+            if live {
+                pending.own[i] += v;
+                pending.owned[i] += v.unsigned_abs();
             }
-            live_sims += 1;
-        }
+        });
+        pending.sims += live as u64;
         sims += 1;
         since_check += 1;
         if since_check >= 16 {
             since_check = 0;
-            if let Some(live) = &shared.live {
-                live.flush(&mut live_own, &mut live_owned, &mut live_sims);
-            }
+            pending.flush(shared);
             if should_stop(shared, limits, start) {
                 shared.done.store(true, Relaxed);
-                if let Some(live) = &shared.live {
-                    live.flush(&mut live_own, &mut live_owned, &mut live_sims);
-                }
                 return sims;
             }
+        }
+    }
+}
+
+/// A worker's sums not yet added to the shared ones: final scores always, ownership only
+/// for live reports. Flushed every 16 simulations and when the worker stops, so the hot
+/// loop touches no shared counter for them.
+struct Pending {
+    score_n: u64,
+    score_sum: i64,
+    score_sq: u64,
+    own: Vec<i32>,
+    owned: Vec<u32>,
+    sims: u64,
+}
+
+impl Pending {
+    fn new(live: bool) -> Pending {
+        let len = if live { NUM_CELLS } else { 0 };
+        Pending {
+            score_n: 0,
+            score_sum: 0,
+            score_sq: 0,
+            own: vec![0; len],
+            owned: vec![0; len],
+            sims: 0,
+        }
+    }
+
+    fn add_score(&mut self, margin: i32) {
+        self.score_n += 1;
+        self.score_sum += margin as i64;
+        self.score_sq += (margin as i64 * margin as i64) as u64;
+    }
+
+    fn flush(&mut self, shared: &Shared) {
+        shared.scores.add(
+            std::mem::take(&mut self.score_n),
+            std::mem::take(&mut self.score_sum),
+            std::mem::take(&mut self.score_sq),
+        );
+        if let Some(live) = &shared.live {
+            live.flush(&mut self.own, &mut self.owned, &mut self.sims);
         }
     }
 }
@@ -676,31 +703,35 @@ fn should_stop(shared: &Shared, limits: &Limits, start: Instant) -> bool {
     false
 }
 
-/// Adds the final ownership of `board` to `own`: after a playout the cheap count of
-/// [`playout::end_owner`] (nearly every empty point is an eye then); when the simulation
-/// ended in the tree (`counted`), the exact area count with every stone alive.
-fn add_ownership(board: &Board, counted: bool, own: &mut [i32]) {
+/// Hands `add` the final owner of every point of `board` (+1 Black, -1 White, 0
+/// nobody, by point index): after a playout the cheap count of [`playout::end_owner`]
+/// (nearly every empty point is an eye then); when the simulation ended in the tree
+/// (`counted`), the exact area count with every stone alive.
+fn add_ownership(board: &Board, counted: bool, mut add: impl FnMut(usize, i32)) {
     if counted {
         let (reach, size) = crate::score::regions(board, &[]);
         for p in board.points() {
             let i = p.index();
-            own[i] += if size[i] == 0 {
-                match board.get(p) {
-                    Some(Color::Black) => 1,
-                    Some(Color::White) => -1,
-                    None => 0,
-                }
-            } else {
-                match reach[i] {
-                    1 => 1,
-                    2 => -1,
-                    _ => 0,
-                }
-            };
+            add(
+                i,
+                if size[i] == 0 {
+                    match board.get(p) {
+                        Some(Color::Black) => 1,
+                        Some(Color::White) => -1,
+                        None => 0,
+                    }
+                } else {
+                    match reach[i] {
+                        1 => 1,
+                        2 => -1,
+                        _ => 0,
+                    }
+                },
+            );
         }
     } else {
         for p in board.points() {
-            own[p.index()] += playout::end_owner(board, p);
+            add(p.index(), playout::end_owner(board, p));
         }
     }
 }
