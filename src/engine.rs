@@ -95,6 +95,8 @@ pub struct Settings {
     pub player: PlayerKind,
     /// Playouts a move (instead of the clock).
     pub playouts: Option<u64>,
+    /// Seconds a move while no time system is set (`None`: by board size).
+    pub move_time: Option<f64>,
     /// Search threads.
     pub threads: usize,
     /// Bound on the search tree, in MiB.
@@ -121,6 +123,7 @@ impl Default for Settings {
             status_playouts: 1000,
             player: PlayerKind::Mcts,
             playouts: None,
+            move_time: None,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_memory_mib: 512,
             resign: 0.1,
@@ -347,8 +350,8 @@ impl Engine {
     }
 
     /// How long to think about the next move of `color`, from the time system and what
-    /// `time_left` said, less the lag margin. Without a time system: 1 s on 9x9, 1.5 s on
-    /// 13x13, 2 s on 19x19 (less the margin), never extended.
+    /// `time_left` said, less the lag margin. Without a time system: `--move-time`, or by
+    /// default 1 s on 9x9, 1.5 s on 13x13, 2 s on 19x19 (less the margin), never extended.
     ///
     /// Main time is shared over the moves this player may still make (two fifths of the
     /// empty points, at least 15), weighted by the phase of the game: three quarters of
@@ -359,7 +362,9 @@ impl Engine {
     /// The search may think up to [`Budget::max`] when the choice is still open.
     pub fn move_budget(&self, color: Color) -> Budget {
         let size = self.game.size();
-        let default = if size <= 9 {
+        let default = if let Some(t) = self.settings.move_time {
+            t
+        } else if size <= 9 {
             1.0
         } else if size <= 13 {
             1.5
