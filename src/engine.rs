@@ -136,12 +136,27 @@ impl Default for Settings {
     }
 }
 
+/// Memory kept out of `--max-memory` for everything but the search tree (the program,
+/// boards, per-thread state, the dead-stone search's own small tree, I/O buffers).
+const RESERVE_MIB: usize = 32;
+
+/// The search tree's share of a memory bound of `mib` MiB: all but [`RESERVE_MIB`], or
+/// half of a bound too small for that. The whole process stays within the bound.
+pub fn tree_bytes(mib: usize) -> usize {
+    let mib = mib.max(1);
+    if mib >= 2 * RESERVE_MIB {
+        (mib - RESERVE_MIB) << 20
+    } else {
+        (mib << 20) / 2
+    }
+}
+
 impl Settings {
     /// The search configuration these settings give.
     pub fn search_config(&self) -> SearchConfig {
         SearchConfig {
             threads: self.threads.max(1),
-            max_memory: self.max_memory_mib.max(1) << 20,
+            max_memory: tree_bytes(self.max_memory_mib),
             seed: self.seed,
             ..self.search.clone()
         }
@@ -233,6 +248,43 @@ pub struct Engine {
     status_cache: std::sync::Mutex<Option<(StatusKey, Judgement)>>,
     /// The last [`Engine::think`] and the position it was for.
     think_cache: Option<(StatusKey, Analysis)>,
+}
+
+impl Engine {
+    /// Everything a GTP command may change, one `key value` line each (`tengen-state`):
+    /// what a failed command must leave as it was, and what a user may want to check.
+    pub fn state_text(&self) -> String {
+        let letter = |c: Color| if c == Color::Black { 'B' } else { 'W' };
+        let g = &self.game;
+        let hashes: Vec<u64> = g.position_hashes().collect();
+        let history = hashes
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, &x| (h ^ x).wrapping_mul(0x100_0000_01b3));
+        let moves: Vec<String> = g
+            .moves()
+            .iter()
+            .map(|&(c, m)| format!("{}{}", letter(c), crate::record::move_text(m)))
+            .collect();
+        format!(
+            "size {}\nkomi {}\nrules {:?}\nhandicap {}\nsetup {}\nfirst_to_move {}\nto_move {}\nmoves {} {}\ncaptures {} {}\nposition_hash {:016x}\nhistory_hash {:016x}\ntime_control {:?}\nclock_black {:?}\nclock_white {:?}",
+            g.size(),
+            g.komi(),
+            g.rules(),
+            g.handicap(),
+            g.setup().len(),
+            letter(g.first_to_move()),
+            letter(g.to_move()),
+            moves.len(),
+            moves.join(" "),
+            g.board().captures(Color::Black),
+            g.board().captures(Color::White),
+            hashes.last().copied().unwrap_or(0),
+            history,
+            self.time_control,
+            self.clocks[Color::Black.index()],
+            self.clocks[Color::White.index()],
+        )
+    }
 }
 
 impl std::fmt::Debug for Engine {
@@ -333,6 +385,33 @@ impl Engine {
                 a.winrate,
                 a.tree_nodes
             );
+            if crate::log::level() >= 3 {
+                if let Some(b) = budget {
+                    crate::log!(
+                        3,
+                        "search: budget {:.2} s planned, {:.2} s at most",
+                        b.target.as_secs_f64(),
+                        b.max.as_secs_f64()
+                    );
+                }
+                for c in a.candidates.iter().take(5) {
+                    let pv: Vec<String> =
+                        c.pv.iter().take(8).map(|&m| crate::record::move_text(m)).collect();
+                    crate::log!(
+                        3,
+                        "  {:>4} {:>7} visits  win {:.3}  prior {:.3} ({} visits)  amaf {:.3} ({})  score B{:+.1}  pv {}",
+                        crate::record::move_text(c.mv),
+                        c.visits,
+                        c.winrate,
+                        c.prior,
+                        c.prior_visits,
+                        c.amaf_winrate,
+                        c.amaf_visits,
+                        c.score_black,
+                        pv.join(" ")
+                    );
+                }
+            }
             let low = &mut self.low_winrate[color.index()];
             if a.winrate < self.settings.resign && a.root_visits >= 500 {
                 *low += 1;

@@ -1,4 +1,7 @@
-//! Logging to stderr with a global verbosity (0: quiet, 1: refusals and problems, 2: more).
+//! Logging to stderr with a global verbosity: 0 quiet; 1 refusals and problems; 2 also
+//! the GTP traffic (each command and the first line of its response, with the time
+//! taken) and a line per search; 3 also the time budget and the top candidates of each
+//! search with their visits, win rates, priors and variations.
 //! Write errors are ignored: a closed stderr must never stop the engine.
 
 use std::io::Write;

@@ -17,7 +17,8 @@ use tengen::Rules;
 struct Cli {
     #[command(flatten)]
     engine: EngineArgs,
-    /// Log verbosity on stderr (0: quiet).
+    /// Log verbosity on stderr: 0 quiet, 1 refusals and problems, 2 also GTP traffic and
+    /// a line per search, 3 also each search's budget and top candidates.
     #[arg(long, short, default_value_t = 1)]
     verbose: u8,
     #[command(subcommand)]

@@ -96,6 +96,15 @@ pub enum SgfError {
 /// ("b[aa]") is reduced to an empty name and so ignored, since FF[3] names are converted by
 /// keeping their upper-case letters ("Black" -> "B").
 pub fn parse_record(text: &str) -> Result<SgfRecord, SgfError> {
+    parse_record_before(text, None)
+}
+
+/// [`parse_record`], keeping the main line only up to the position before move
+/// `move_number` (counted from 1, as `loadsgf FILE N` counts): the nodes from the one
+/// holding that move on are not read, so damage there (GoGui's `invalidmove.sgf`, an
+/// off-board move 3, loaded at move 2) does not refuse the position asked for. `None`
+/// or 0 reads the whole line.
+pub fn parse_record_before(text: &str, move_number: Option<u32>) -> Result<SgfRecord, SgfError> {
     // Text before the first "(;" is not SGF: a UTF-8 byte-order mark, or prose such as
     // "Here is the game record." (GNU Go's games/ego2.sgf). sgf-parse would read it as a
     // property name and fail.
@@ -142,7 +151,8 @@ pub fn parse_record(text: &str) -> Result<SgfRecord, SgfError> {
         }
         None => return Err(SgfError::Syntax("no game tree".to_string())),
     };
-    let result = convert(&root);
+    let keep = move_number.filter(|&n| n > 0).map(|n| n as usize - 1);
+    let result = convert(&root, keep);
     drop_tree(root);
     result
 }
@@ -199,7 +209,8 @@ fn drop_tree<P: sgf_parse::SgfProp>(root: ParsedNode<P>) {
     }
 }
 
-fn convert(root: &ParsedNode<Prop>) -> Result<SgfRecord, SgfError> {
+/// `keep`: read the main line only until this many moves (see [`parse_record_before`]).
+fn convert(root: &ParsedNode<Prop>, keep: Option<usize>) -> Result<SgfRecord, SgfError> {
     // sgf-parse decides the game type from an upper-case "GM" only; "GaMe[2]" slips through.
     if root
         .properties()
@@ -252,8 +263,14 @@ fn convert(root: &ParsedNode<Prop>) -> Result<SgfRecord, SgfError> {
             _ => {}
         }
     }
+    let mut moves = 0;
     for node in root.main_variation() {
+        if keep.is_some_and(|k| moves >= k) && has_move(node) {
+            break;
+        }
+        let before = rec.nodes.len();
         convert_node(node, size, &mut rec.nodes)?;
+        moves += rec.nodes[before..].iter().filter(|n| n.mv.is_some()).count();
     }
     Ok(rec)
 }
@@ -288,6 +305,15 @@ fn read_size(root: &ParsedNode<Prop>) -> Result<usize, SgfError> {
     } else {
         Err(SgfError::BadSize(size.to_string()))
     }
+}
+
+/// Whether a parsed node holds a move (`B` or `W`, well-formed or not).
+fn has_move(node: &ParsedNode<Prop>) -> bool {
+    node.properties().any(|p| match p {
+        Prop::B(_) | Prop::W(_) => true,
+        Prop::Invalid(id, _) => id == "B" || id == "W",
+        _ => false,
+    })
 }
 
 /// Converts one parsed node and appends it to `nodes`. A node holding both a black and a

@@ -7,7 +7,7 @@ use std::fmt;
 use nom::branch::alt;
 use nom::bytes::complete::tag_no_case;
 use nom::character::complete::{digit1, space1};
-use nom::combinator::{all_consuming, eof, map, opt, value};
+use nom::combinator::{all_consuming, eof, map, opt, recognize, value, verify};
 use nom::multi::separated_list0;
 use nom::sequence::{preceded, terminated};
 use nom::{IResult, Parser};
@@ -263,7 +263,8 @@ pub enum Command {
     },
     TimeLeft {
         color: Color,
-        time: u32,
+        /// Seconds left; negative (a clock run past zero) counts as none left.
+        time: i64,
         stones: u32,
     },
     KgsTimeSettings(KgsTime),
@@ -271,6 +272,8 @@ pub enum Command {
     /// `tengen-final_score_stones`: `final_score` in the rules' own words ("Black wins by
     /// 3/4 stone").
     FinalScoreStones,
+    /// `tengen-state`: everything a command may change, as `key value` lines.
+    TengenState,
     FinalStatusList(Status),
     Loadsgf {
         file: String,
@@ -346,6 +349,7 @@ impl Command {
             Command::KgsTimeSettings(_) => "kgs-time_settings",
             Command::FinalScore => "final_score",
             Command::FinalScoreStones => "tengen-final_score_stones",
+            Command::TengenState => "tengen-state",
             Command::FinalStatusList(_) => "final_status_list",
             Command::Loadsgf { .. } => "loadsgf",
             Command::Printsgf(_) => "printsgf",
@@ -433,6 +437,7 @@ impl fmt::Display for Command {
             | Command::GgUndo(None)
             | Command::FinalScore
             | Command::FinalScoreStones
+            | Command::TengenState
             | Command::Printsgf(None)
             | Command::Showboard
             | Command::Cputime
@@ -502,6 +507,55 @@ fn then<'a, O>(
     preceded(space1, parser)
 }
 
+/// Largest komi accepted, either sign: far beyond any score (a 25x25 board has 625
+/// points), so a typo such as `1e308` is refused instead of printed back in 309 digits.
+pub const MAX_KOMI: f64 = 1000.0;
+/// Longest time accepted in a time setting or `time_left`, in seconds (about three years).
+pub const MAX_SECONDS: u32 = 100_000_000;
+/// Most stones (or periods) accepted in a time setting or `time_left`.
+pub const MAX_STONES: u32 = 100_000;
+
+/// A komi: finite, at most [`MAX_KOMI`] either way.
+fn komi_value(input: &str) -> IResult<&str, f64> {
+    verify(float, |k: &f64| k.abs() <= MAX_KOMI).parse(input)
+}
+
+/// Seconds of a time setting: 0..=[`MAX_SECONDS`].
+fn seconds(input: &str) -> IResult<&str, u32> {
+    verify(int, |n: &u32| *n <= MAX_SECONDS).parse(input)
+}
+
+/// Stones or periods of a time setting: 0..=[`MAX_STONES`].
+fn stones(input: &str) -> IResult<&str, u32> {
+    verify(int, |n: &u32| *n <= MAX_STONES).parse(input)
+}
+
+/// Seconds left on a clock, negative allowed (KGS and other servers report a clock run
+/// past zero so): -[`MAX_SECONDS`]..=[`MAX_SECONDS`].
+fn signed_seconds(input: &str) -> IResult<&str, i64> {
+    map(
+        recognize((opt(nom::character::complete::char('-')), seconds)),
+        |t: &str| t.parse::<i64>().unwrap_or(0),
+    )
+    .parse(input)
+}
+
+/// A command that only answers (nothing to change, nothing to read): extra arguments
+/// are ignored, as GNU Go does (`quit now`, `protocol_version 2`).
+fn ignoring_args(_input: &str, command: Command) -> Result<Command, SyntaxError> {
+    Ok(command)
+}
+
+/// `boardsize N`, or `N N` (a square board written as width and height); other
+/// rectangles are unacceptable sizes, said by the executor.
+fn boardsize(input: &str) -> Result<Command, SyntaxError> {
+    let (n, second) = args(input, (int, opt(then(int))))?;
+    Ok(Command::Boardsize(match second {
+        Some(m) if m != n => 0,
+        _ => n,
+    }))
+}
+
 /// A command without arguments.
 fn no_args(input: &str, command: Command) -> Result<Command, SyntaxError> {
     if input.is_empty() {
@@ -537,11 +591,11 @@ fn color_moves(input: &str) -> IResult<&str, Vec<(Color, GtpMove)>> {
 fn kgs_time(input: &str) -> IResult<&str, KgsTime> {
     alt((
         value(KgsTime::None, (tag_no_case("none"), eof)),
-        map(preceded(keyword("absolute", ()), int), |main| {
+        map(preceded(keyword("absolute", ()), seconds), |main| {
             KgsTime::Absolute { main }
         }),
         map(
-            preceded(keyword("byoyomi", ()), (int, then(int), then(int))),
+            preceded(keyword("byoyomi", ()), (seconds, then(seconds), then(stones))),
             |(main, period_time, periods)| KgsTime::Byoyomi {
                 main,
                 period_time,
@@ -549,7 +603,7 @@ fn kgs_time(input: &str) -> IResult<&str, KgsTime> {
             },
         ),
         map(
-            preceded(keyword("canadian", ()), (int, then(int), then(int))),
+            preceded(keyword("canadian", ()), (seconds, then(seconds), then(stones))),
             |(main, period_time, stones)| KgsTime::Canadian {
                 main,
                 period_time,
@@ -565,17 +619,17 @@ fn kgs_time(input: &str) -> IResult<&str, KgsTime> {
 pub static COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "protocol_version",
-        parse: |a| no_args(a, Command::ProtocolVersion),
+        parse: |a| ignoring_args(a, Command::ProtocolVersion),
         example: "protocol_version",
     },
     CommandSpec {
         name: "name",
-        parse: |a| no_args(a, Command::Name),
+        parse: |a| ignoring_args(a, Command::Name),
         example: "name",
     },
     CommandSpec {
         name: "version",
-        parse: |a| no_args(a, Command::Version),
+        parse: |a| ignoring_args(a, Command::Version),
         example: "version",
     },
     CommandSpec {
@@ -585,17 +639,17 @@ pub static COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "list_commands",
-        parse: |a| no_args(a, Command::ListCommands),
+        parse: |a| ignoring_args(a, Command::ListCommands),
         example: "list_commands",
     },
     CommandSpec {
         name: "quit",
-        parse: |a| no_args(a, Command::Quit),
+        parse: |a| ignoring_args(a, Command::Quit),
         example: "quit",
     },
     CommandSpec {
         name: "boardsize",
-        parse: |a| args(a, int).map(Command::Boardsize),
+        parse: boardsize,
         example: "boardsize 19",
     },
     CommandSpec {
@@ -605,7 +659,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "komi",
-        parse: |a| args(a, float).map(Command::Komi),
+        parse: |a| args(a, komi_value).map(Command::Komi),
         example: "komi 7.5",
     },
     CommandSpec {
@@ -656,7 +710,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "time_settings",
         parse: |a| {
-            args(a, (int, then(int), then(int))).map(|(m, t, s)| Command::TimeSettings {
+            args(a, (seconds, then(seconds), then(stones))).map(|(m, t, s)| Command::TimeSettings {
                 main_time: m,
                 byo_yomi_time: t,
                 byo_yomi_stones: s,
@@ -667,10 +721,12 @@ pub static COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "time_left",
         parse: |a| {
-            args(a, (color, then(int), then(int))).map(|(color, time, stones)| Command::TimeLeft {
-                color,
-                time,
-                stones,
+            args(a, (color, then(signed_seconds), then(stones))).map(|(color, time, stones)| {
+                Command::TimeLeft {
+                    color,
+                    time,
+                    stones,
+                }
             })
         },
         example: "time_left w 120 3",
@@ -689,6 +745,11 @@ pub static COMMANDS: &[CommandSpec] = &[
         name: "tengen-final_score_stones",
         parse: |a| no_args(a, Command::FinalScoreStones),
         example: "tengen-final_score_stones",
+    },
+    CommandSpec {
+        name: "tengen-state",
+        parse: |a| no_args(a, Command::TengenState),
+        example: "tengen-state",
     },
     CommandSpec {
         name: "final_status_list",

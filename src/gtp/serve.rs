@@ -192,6 +192,15 @@ enum Input {
 }
 
 /// Writes one line to stderr, ignoring failure (stderr may be closed too).
+/// `text` cut to its first 200 characters, for the traffic log of `-v 2`.
+fn shortened(text: &str) -> String {
+    const KEEP: usize = 200;
+    match text.char_indices().nth(KEEP) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
 fn log(args: fmt::Arguments<'_>) {
     crate::log::write(1, args);
 }
@@ -411,6 +420,8 @@ fn main_loop<E: Executor + ?Sized, W: Write>(
                 )
             }
             Input::Line { seq, raw, text } => {
+                crate::log!(2, "< {}", shortened(&text));
+                let started_at = std::time::Instant::now();
                 let parsed = parse_command(&text);
                 let ctx = Context {
                     shared: Arc::clone(shared),
@@ -474,6 +485,15 @@ fn main_loop<E: Executor + ?Sized, W: Write>(
                 } else {
                     format_response(parsed.id.as_deref(), &result)
                 };
+                if crate::log::level() >= 2 {
+                    let first = if started { "= (streamed)" } else { response.lines().next().unwrap_or("") };
+                    crate::log!(
+                        2,
+                        "> {} ({} ms)",
+                        shortened(first),
+                        started_at.elapsed().as_millis()
+                    );
+                }
                 if !send(output, &response)? || quit {
                     break;
                 }

@@ -241,7 +241,10 @@ impl Search {
         let tree = if node == ROOT {
             tree
         } else {
-            tree.extract(node)
+            // Copy no more than the old tree leaves free: old and new together stay
+            // within one arena, so the memory bound holds while both exist.
+            let room = tree.capacity().saturating_sub(tree.len());
+            tree.extract(node, room)
         };
         self.tree = Some((tree, key));
     }

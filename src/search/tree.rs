@@ -226,21 +226,27 @@ impl Tree {
 
     /// A new tree whose root is a copy of the subtree at `id` (statistics and all), in an
     /// arena of the same capacity. Pruned marks are dropped (they belong to the old root).
-    pub fn extract(&self, id: NodeId) -> Tree {
+    ///
+    /// At most `limit` nodes are copied, breadth first: the nodes nearest the new root
+    /// are kept, and a node whose children no longer fit stays a leaf (its statistics
+    /// kept) to be expanded again. With `limit` the old tree's free room, the two trees
+    /// together never use more memory than one full arena.
+    pub fn extract(&self, id: NodeId, limit: usize) -> Tree {
         let out = Tree::new(self.capacity());
+        let limit = limit.clamp(1, out.nodes.len());
         out.node(ROOT).set_stats(&self.node(id).stats());
         out.node(ROOT)
             .mv
             .store(self.node(id).mv.load(Relaxed), Relaxed);
-        let mut stack = vec![(id, ROOT)];
-        while let Some((old, new)) = stack.pop() {
+        let mut queue = std::collections::VecDeque::from([(id, ROOT)]);
+        while let Some((old, new)) = queue.pop_front() {
             let kids = self.node(old).children();
             if kids.is_empty() {
                 continue;
             }
             let n = kids.len();
             let first = out.used.load(Relaxed);
-            if first as usize + n > out.nodes.len() {
+            if first as usize + n > limit {
                 continue;
             }
             out.used.store(first + n as u32, Relaxed);
@@ -249,7 +255,7 @@ impl Tree {
                 let dst = out.node(first + i as u32);
                 dst.mv.store(src.mv.load(Relaxed), Relaxed);
                 dst.set_stats(&src.stats());
-                stack.push((c, first + i as u32));
+                queue.push_back((c, first + i as u32));
             }
             let parent = out.node(new);
             parent.first_child.store(first, Relaxed);
@@ -303,11 +309,18 @@ mod tests {
         assert!(t.expand(c, &kids[..2]));
         let g = t.child_by_move(c, Move::Pass).unwrap();
         t.node(g).wins.store(5, Relaxed);
-        let u = t.extract(c);
+        let u = t.extract(c, usize::MAX);
         assert_eq!(u.node(ROOT).stats().visits, 7);
         let g2 = u.child_by_move(ROOT, Move::Pass).unwrap();
         assert_eq!(u.node(g2).stats().wins, 5);
         assert_eq!(u.len(), 3);
+        // Limited: the root's three children fit in four nodes, the grandchildren don't,
+        // and the child holding them stays a leaf that keeps its statistics.
+        let w = t.extract(ROOT, 4);
+        assert_eq!(w.len(), 4);
+        let c2 = w.child_by_move(ROOT, Move::Place(Point(31))).unwrap();
+        assert!(!w.node(c2).is_expanded());
+        assert_eq!(w.node(c2).stats().visits, 7);
     }
 
     #[test]
