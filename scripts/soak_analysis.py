@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Soak: `kata-analyze` on a 19x19 middle-game position for an hour (by default), the
+"""Soak: `kata-analyze` on a 19x19 (or --size 9, 13) middle-game position for an hour (by default), the
 engine's resident memory sampled every 10 s. Writes `seconds rss_mib updates` rows to
 --out and a summary line at the end: RSS at the first minute, the largest after it,
 their growth, the peak, and whether the peak stayed within --max-memory (default: the
@@ -10,7 +10,11 @@ engine's default bound, 512 MiB).
 """
 import argparse, os, shutil, subprocess, sys, tempfile, threading, time
 
-MOVES = "Q16 D4 Q4 D16 C14 R6 F17 O17 R13 N3 E6 P7 K4 K16 H17 C6 F3".split()
+MOVES = {
+    19: "Q16 D4 Q4 D16 C14 R6 F17 O17 R13 N3 E6 P7 K4 K16 H17 C6 F3".split(),
+    13: "K10 D4 K4 D10 C7 L7 G11 G3".split(),
+    9: "E5 C4 G6 C6 G4 D7".split(),
+}
 
 
 def rss_mib(pid):
@@ -28,6 +32,7 @@ def main():
     ap.add_argument("--interval", type=float, default=10)
     ap.add_argument("--out", default="runs/soak-analysis.tsv")
     ap.add_argument("--max-memory", type=int, default=None)
+    ap.add_argument("--size", type=int, default=19, choices=sorted(MOVES))
     a = ap.parse_args()
     # A copy, so that rebuilding the project meanwhile does not swap the binary.
     tmp = tempfile.mkdtemp()
@@ -38,9 +43,9 @@ def main():
         cmd += ["--max-memory", str(a.max_memory)]
     bound = a.max_memory or 512
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    setup = ["boardsize 19", "clear_board", "komi 7.5"]
+    setup = [f"boardsize {a.size}", "clear_board", "komi 7.5"]
     colour = "b"
-    for m in MOVES:
+    for m in MOVES[a.size]:
         setup.append(f"play {colour} {m}")
         colour = "w" if colour == "b" else "b"
     for c in setup:

@@ -158,7 +158,9 @@ impl EngineArgs {
 
 /// `--move-time`: a finite number of seconds in 0.01..=86400.
 fn parse_move_time(s: &str) -> Result<f64, String> {
-    let t: f64 = s.parse().map_err(|_| format!("'{s}' is not a number of seconds"))?;
+    let t: f64 = s
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of seconds"))?;
     if (0.01..=86_400.0).contains(&t) {
         Ok(t)
     } else {

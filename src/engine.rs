@@ -257,9 +257,9 @@ impl Engine {
         let letter = |c: Color| if c == Color::Black { 'B' } else { 'W' };
         let g = &self.game;
         let hashes: Vec<u64> = g.position_hashes().collect();
-        let history = hashes
-            .iter()
-            .fold(0xcbf2_9ce4_8422_2325u64, |h, &x| (h ^ x).wrapping_mul(0x100_0000_01b3));
+        let history = hashes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
+            (h ^ x).wrapping_mul(0x100_0000_01b3)
+        });
         let moves: Vec<String> = g
             .moves()
             .iter()
@@ -347,6 +347,7 @@ impl Engine {
             Some(_) => None,
             None => Some(self.move_budget(color)),
         };
+        let started = std::time::Instant::now();
         let limits = Limits {
             playouts: self.settings.playouts,
             time: budget.map(|b| b.target),
@@ -367,7 +368,22 @@ impl Engine {
                 .choose_reporting(&self.game, color, &limits, report)
         };
         let mv = match &analysis {
-            Some(a) => self.game_end_manners(color, mv, a, cleanup),
+            Some(a) => {
+                // The dead-stone judgement of the game-end manners stops at the move's
+                // time limit, after at least a quarter of its planned time (so a
+                // search that used all of it still judges from some playouts): at 0.1 s
+                // a move it overran by 0.11 s. Playout-limited moves judge in full.
+                let limit = budget.map(|b| (started + b.max, b.target / 4));
+                let judge_start = std::time::Instant::now();
+                let over = || {
+                    stop()
+                        || limit.is_some_and(|(deadline, floor)| {
+                            let now = std::time::Instant::now();
+                            now >= deadline && now >= judge_start + floor
+                        })
+                };
+                self.game_end_manners(color, mv, a, cleanup, &over)
+            }
             None => mv,
         };
         let mv = if self.game.check(color, mv).is_ok() {
@@ -396,7 +412,10 @@ impl Engine {
                 }
                 for c in a.candidates.iter().take(5) {
                     let pv: Vec<String> =
-                        c.pv.iter().take(8).map(|&m| crate::record::move_text(m)).collect();
+                        c.pv.iter()
+                            .take(8)
+                            .map(|&m| crate::record::move_text(m))
+                            .collect();
                     crate::log!(
                         3,
                         "  {:>4} {:>7} visits  win {:.3}  prior {:.3} ({} visits)  amaf {:.3} ({})  score B{:+.1}  pv {}",
@@ -529,14 +548,21 @@ impl Engine {
     ///
     /// Under cleanup, or rules that count every stone alive: no pass while a stone the
     /// judgement calls dead stands for the opponent.
-    fn game_end_manners(&self, color: Color, mv: Move, a: &Analysis, cleanup: bool) -> Move {
+    fn game_end_manners(
+        &self,
+        color: Color,
+        mv: Move,
+        a: &Analysis,
+        cleanup: bool,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Move {
         let board = self.game.board();
         let opponent = color.opponent();
         let legal = |m: Move| self.game.check(color, m).is_ok();
         if cleanup || !self.game.rules().remove_dead {
             if mv == Move::Pass
                 && self
-                    .judge_dead(&|| false)
+                    .judge_dead(stop)
                     .dead
                     .iter()
                     .any(|&p| board.get(p) == Some(opponent))
@@ -573,7 +599,7 @@ impl Engine {
         if !opponent_passed && one_coloured && a.winrate < WON {
             return mv;
         }
-        let dead = self.dead_stones();
+        let dead = self.dead_stones_until(stop);
         let wins = self.game.score(&dead).winner() == Some(color);
         if opponent_passed && wins {
             return Move::Pass;

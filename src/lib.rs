@@ -29,6 +29,7 @@
 pub mod board;
 pub mod cli;
 pub mod engine;
+pub mod fuzzing;
 pub mod game;
 pub mod gtp;
 pub mod log;

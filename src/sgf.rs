@@ -270,7 +270,10 @@ fn convert(root: &ParsedNode<Prop>, keep: Option<usize>) -> Result<SgfRecord, Sg
         }
         let before = rec.nodes.len();
         convert_node(node, size, &mut rec.nodes)?;
-        moves += rec.nodes[before..].iter().filter(|n| n.mv.is_some()).count();
+        moves += rec.nodes[before..]
+            .iter()
+            .filter(|n| n.mv.is_some())
+            .count();
     }
     Ok(rec)
 }

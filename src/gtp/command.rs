@@ -595,7 +595,10 @@ fn kgs_time(input: &str) -> IResult<&str, KgsTime> {
             KgsTime::Absolute { main }
         }),
         map(
-            preceded(keyword("byoyomi", ()), (seconds, then(seconds), then(stones))),
+            preceded(
+                keyword("byoyomi", ()),
+                (seconds, then(seconds), then(stones)),
+            ),
             |(main, period_time, periods)| KgsTime::Byoyomi {
                 main,
                 period_time,
@@ -603,7 +606,10 @@ fn kgs_time(input: &str) -> IResult<&str, KgsTime> {
             },
         ),
         map(
-            preceded(keyword("canadian", ()), (seconds, then(seconds), then(stones))),
+            preceded(
+                keyword("canadian", ()),
+                (seconds, then(seconds), then(stones)),
+            ),
             |(main, period_time, stones)| KgsTime::Canadian {
                 main,
                 period_time,

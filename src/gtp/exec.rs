@@ -476,7 +476,10 @@ pub const MAX_SGF_BYTES: u64 = 32 << 20;
 fn read_sgf_file(path: &str) -> Result<Vec<u8>, String> {
     use std::io::Read;
     // Look before opening: opening a named pipe would block until someone writes to it.
-    if !std::fs::metadata(path).map_err(|e| e.to_string())?.is_file() {
+    if !std::fs::metadata(path)
+        .map_err(|e| e.to_string())?
+        .is_file()
+    {
         return Err("not a regular file".into());
     }
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
@@ -485,14 +488,19 @@ fn read_sgf_file(path: &str) -> Result<Vec<u8>, String> {
         return Err("not a regular file".into());
     }
     if meta.len() > MAX_SGF_BYTES {
-        return Err(format!("{} bytes, more than the {MAX_SGF_BYTES} a record may have", meta.len()));
+        return Err(format!(
+            "{} bytes, more than the {MAX_SGF_BYTES} a record may have",
+            meta.len()
+        ));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.take(MAX_SGF_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;
     if bytes.len() as u64 > MAX_SGF_BYTES {
-        return Err(format!("more than the {MAX_SGF_BYTES} bytes a record may have"));
+        return Err(format!(
+            "more than the {MAX_SGF_BYTES} bytes a record may have"
+        ));
     }
     Ok(bytes)
 }

@@ -486,7 +486,11 @@ fn main_loop<E: Executor + ?Sized, W: Write>(
                     format_response(parsed.id.as_deref(), &result)
                 };
                 if crate::log::level() >= 2 {
-                    let first = if started { "= (streamed)" } else { response.lines().next().unwrap_or("") };
+                    let first = if started {
+                        "= (streamed)"
+                    } else {
+                        response.lines().next().unwrap_or("")
+                    };
                     crate::log!(
                         2,
                         "> {} ({} ms)",

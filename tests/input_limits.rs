@@ -1,0 +1,164 @@
+//! The cases found when the project was tried as a new user would (issue "Reliability"),
+//! each answered as README's "Lenient or strict" table decides.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs `input` through a fresh engine with `args`: the responses and stderr.
+fn session(args: &[&str], input: &str) -> (Vec<String>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start tengen");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    // Trailing spaces dropped: an empty success reads "=".
+    let mut responses: Vec<String> = text
+        .split("\n\n")
+        .map(|r| r.trim_end().to_string())
+        .collect();
+    responses.pop();
+    (responses, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn answers(input: &str) -> Vec<String> {
+    session(&["-v", "0", "--playouts", "50", "--threads", "1"], input).0
+}
+
+fn state_line(state: &str, key: &str) -> String {
+    state
+        .lines()
+        .find_map(|l| l.trim_start_matches("= ").strip_prefix(&format!("{key} ")))
+        .unwrap_or_else(|| panic!("no {key} in {state}"))
+        .to_string()
+}
+
+fn gogui(name: &str) -> String {
+    format!(
+        "{}/../shared/corpora/gogui-sgf/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn loadsgf_refuses_devices_folders_and_huge_files_quickly() {
+    let big = std::env::temp_dir().join(format!("tengen-big-{}.sgf", std::process::id()));
+    // Sparse: 33 MiB long, nothing written.
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(33 << 20)
+        .unwrap();
+    let t0 = Instant::now();
+    let r = answers(&format!(
+        "play b D4\nloadsgf /dev/zero\nloadsgf /tmp\nloadsgf {}\nlist_stones b\n",
+        big.display()
+    ));
+    std::fs::remove_file(&big).unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(10));
+    assert_eq!(r[1..4], ["? cannot load file"; 3]);
+    assert_eq!(r[4], "= D4", "state unchanged");
+}
+
+#[test]
+fn loadsgf_refuses_named_pipes_without_blocking() {
+    let fifo = std::env::temp_dir().join(format!("tengen-fifo-{}", std::process::id()));
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("no mkfifo here; skipped");
+        return;
+    }
+    let r = answers(&format!("loadsgf {}\nname\n", fifo.display()));
+    std::fs::remove_file(&fifo).unwrap();
+    assert_eq!(r, ["? cannot load file", "= Tengen"]);
+}
+
+#[test]
+fn loadsgf_at_a_move_before_a_bad_one_loads_that_position() {
+    let file = gogui("invalidmove.sgf"); // B[cg] W[ee] B[rs] (off the 9x9 board) W[cb]
+    let r = answers(&format!(
+        "loadsgf {file} 2\nlist_stones b\nlist_stones w\nloadsgf {file} 3\nlist_stones w\nloadsgf {file}\nloadsgf {file} 4\nlist_stones w\n"
+    ));
+    assert_eq!(r[..3], ["=", "= C3", "="]);
+    assert_eq!(r[3..5], ["=", "= E5"]);
+    // The whole record, or a position after the bad move: refused, state kept.
+    assert_eq!(r[5..], ["? cannot load file", "? cannot load file", "= E5"]);
+}
+
+#[test]
+fn komi_is_bounded() {
+    let r = answers(
+        "komi 1e308\nkomi nan\nkomi 1000.5\ntengen-state\nkomi -1000\nfinal_score\nprintsgf\n",
+    );
+    assert_eq!(r[..3], ["? syntax error"; 3]);
+    assert_eq!(state_line(&r[3], "komi"), "7.5");
+    assert_eq!(r[4], "=");
+    assert_eq!(r[5], "= B+1000");
+    assert!(r[6].contains("KM[-1000]"), "{}", r[6]);
+}
+
+#[test]
+fn quit_with_extra_words_exits() {
+    let r = answers("quit extra\nname\n");
+    assert_eq!(r, ["="]);
+}
+
+#[test]
+fn argument_free_queries_ignore_extra_words() {
+    let r = answers("protocol_version extra\nname x\nversion 2\nlist_commands all\n");
+    assert_eq!(r[0], "= 2");
+    assert_eq!(r[1], "= Tengen");
+    assert!(r[2].starts_with("= 0."), "{}", r[2]);
+    assert!(r[3].contains("\nquit"), "{}", r[3]);
+}
+
+#[test]
+fn boardsize_takes_a_square_written_twice() {
+    let r = answers("boardsize 9 9\ntengen-state\nboardsize 9 13\ntengen-state\nboardsize 19 x\n");
+    assert_eq!(r[0], "=");
+    assert_eq!(state_line(&r[1], "size"), "9");
+    assert_eq!(r[2], "? unacceptable size");
+    assert_eq!(state_line(&r[3], "size"), "9");
+    assert_eq!(r[4], "? syntax error");
+}
+
+#[test]
+fn time_left_may_be_negative_and_time_settings_may_not() {
+    let r = answers(
+        "time_settings 300 30 5\ntime_left w -5 0\ntengen-state\ntime_settings 300 30 -5\nkgs-time_settings canadian 60 30 -1\ntime_settings 100000001 0 0\ntengen-state\n",
+    );
+    assert_eq!(r[..2], ["=", "="]);
+    assert_eq!(
+        state_line(&r[2], "clock_white"),
+        "Some(Clock { seconds: 0.0, stones: 0 })"
+    );
+    assert_eq!(r[3..6], ["? syntax error"; 3]);
+    assert_eq!(
+        state_line(&r[6], "time_control"),
+        state_line(&r[2], "time_control")
+    );
+    assert!(state_line(&r[6], "time_control").contains("period_time: 30.0, stones: 5"));
+}
+
+#[test]
+fn verbosity_levels_add_detail() {
+    let input = "boardsize 9\nplay b E5\ngenmove w\n";
+    let args = |v: &'static str| ["-v", v, "--playouts", "200", "--threads", "1"];
+    let logs: Vec<String> = ["1", "2", "3"]
+        .iter()
+        .map(|v| session(&args(v), input).1)
+        .collect();
+    assert!(!logs[0].contains("< play b E5"), "{}", logs[0]);
+    assert!(logs[1].contains("tengen: < play b E5"), "{}", logs[1]);
+    assert!(logs[1].contains("tengen: > = "), "{}", logs[1]);
+    assert!(logs[1].contains("search: 200 playouts"), "{}", logs[1]);
+    assert!(!logs[1].contains(" visits  win "), "{}", logs[1]);
+    assert!(logs[2].contains(" visits  win "), "{}", logs[2]);
+    assert!(logs[2].len() > logs[1].len() && logs[1].len() > logs[0].len());
+}
