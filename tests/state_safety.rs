@@ -14,12 +14,12 @@ const OBSERVE: &[&str] = &["showboard", "printsgf", "tengen-state"];
 
 fn vertex(a: u16, b: u16) -> String {
     // Mostly on small boards, sometimes off any board, now and then a pass.
-    if a % 23 == 0 {
+    if a.is_multiple_of(23) {
         return "pass".into();
     }
     let cols = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
-    let c = cols.as_bytes()[(a as usize) % if a % 7 == 0 { 25 } else { 9 }] as char;
-    let r = 1 + (b as usize) % if b % 11 == 0 { 26 } else { 9 };
+    let c = cols.as_bytes()[(a as usize) % if a.is_multiple_of(7) { 25 } else { 9 }] as char;
+    let r = 1 + (b as usize) % if b.is_multiple_of(11) { 26 } else { 9 };
     format!("{c}{r}")
 }
 
