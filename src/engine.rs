@@ -260,13 +260,14 @@ impl Engine {
         let history = hashes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
             (h ^ x).wrapping_mul(0x100_0000_01b3)
         });
-        let moves: Vec<String> = g
-            .moves()
+        // The last 20 moves (the count says how many there are).
+        let all = g.moves();
+        let moves: Vec<String> = all[all.len().saturating_sub(20)..]
             .iter()
             .map(|&(c, m)| format!("{}{}", letter(c), crate::record::move_text(m)))
             .collect();
         format!(
-            "size {}\nkomi {}\nrules {:?}\nhandicap {}\nsetup {}\nfirst_to_move {}\nto_move {}\nmoves {} {}\ncaptures {} {}\nposition_hash {:016x}\nhistory_hash {:016x}\ntime_control {:?}\nclock_black {:?}\nclock_white {:?}",
+            "size {}\nkomi {}\nrules {:?}\nhandicap {}\nsetup {}\nfirst_to_move {}\nto_move {}\nmoves {} last {}\ncaptures {} {}\nposition_hash {:016x}\nhistory_hash {:016x}\ntime_control {:?}\nclock_black {:?}\nclock_white {:?}",
             g.size(),
             g.komi(),
             g.rules(),
@@ -274,7 +275,7 @@ impl Engine {
             g.setup().len(),
             letter(g.first_to_move()),
             letter(g.to_move()),
-            moves.len(),
+            all.len(),
             moves.join(" "),
             g.board().captures(Color::Black),
             g.board().captures(Color::White),

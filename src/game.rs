@@ -28,8 +28,10 @@ pub struct Game {
     handicap: usize,
     first_to_move: Color,
     moves: Vec<(Color, Move)>,
-    /// The board before each move, for undo.
-    undo_stack: Vec<Board>,
+    /// Checkpoints for undo: the board before move `i` (counted from 0) for every `i`
+    /// that is a multiple of [`CHECKPOINT_MOVES`]. Undo replays from the last one, so a
+    /// long game keeps one board per 16 moves instead of one per move.
+    undo_stack: Vec<(usize, Board)>,
     /// Stone hash and player to move of every position so far, the starting one first.
     history: Vec<(u64, Color)>,
     /// How many times each stone hash occurs in `history`.
@@ -37,6 +39,14 @@ pub struct Game {
     /// The same for stone hash mixed with the player to move.
     situations: HashMap<u64, u32>,
 }
+
+/// Most moves a game may hold (passes included): far above any real game (the longest
+/// recorded ones stay under 1,000 moves; 3·size² is 1,875 on 25x25), and a bound on the
+/// memory a hostile `gogui-play_sequence` or record can make the history take.
+pub const MAX_GAME_MOVES: usize = 10_000;
+
+/// Moves between two undo checkpoints.
+const CHECKPOINT_MOVES: usize = 16;
 
 impl Game {
     /// A new game on an empty `size` x `size` board; `None` unless `2 <= size <= 25`.
@@ -183,6 +193,9 @@ impl Game {
 
     /// Whether `color` may play `mv` now, and if not, why.
     pub fn check(&self, color: Color, mv: Move) -> Result<(), IllegalMove> {
+        if self.moves.len() >= MAX_GAME_MOVES {
+            return Err(IllegalMove::TooManyMoves);
+        }
         let p = match mv {
             Move::Pass => return Ok(()),
             Move::Place(p) => p,
@@ -218,6 +231,9 @@ impl Game {
     /// player's own chain) but ko and superko are not enforced; the move enters the
     /// history. Fails only on a point that is off the board or occupied.
     pub fn play_record(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
+        if self.moves.len() >= MAX_GAME_MOVES {
+            return Err(IllegalMove::TooManyMoves);
+        }
         if let Move::Place(p) = mv {
             if !self.board.on_board(p) {
                 return Err(IllegalMove::OffBoard);
@@ -231,27 +247,44 @@ impl Game {
     }
 
     fn apply(&mut self, color: Color, mv: Move) {
-        self.undo_stack.push(self.board.clone());
-        match mv {
-            Move::Pass => self.board.pass(),
-            Move::Place(p) => {
-                self.board.place(color, p);
-            }
+        if self.moves.len() % CHECKPOINT_MOVES == 0 {
+            self.undo_stack.push((self.moves.len(), self.board.clone()));
         }
+        Self::apply_to(&mut self.board, color, mv);
         self.moves.push((color, mv));
         self.record(self.board.hash(), color.opponent());
     }
 
     /// Takes back the last move; false if there is none (set-up stones are not moves).
     pub fn undo(&mut self) -> bool {
-        match self.undo_stack.pop() {
-            Some(b) => {
-                self.board = b;
-                self.moves.pop();
-                self.unrecord();
-                true
+        let Some(target) = self.moves.len().checked_sub(1) else {
+            return false;
+        };
+        while self.undo_stack.last().is_some_and(|&(i, _)| i > target) {
+            self.undo_stack.pop();
+        }
+        // A checkpoint at move 0 exists whenever a move does.
+        let Some((from, board)) = self.undo_stack.last() else {
+            return false;
+        };
+        let mut board = board.clone();
+        for &(c, m) in &self.moves[*from..target] {
+            Self::apply_to(&mut board, c, m);
+        }
+        self.board = board;
+        self.moves.pop();
+        self.unrecord();
+        true
+    }
+
+    /// Plays a move on `board` as the history does (captures resolved, suicide removing
+    /// the player's own chain).
+    fn apply_to(board: &mut Board, color: Color, mv: Move) {
+        match mv {
+            Move::Pass => board.pass(),
+            Move::Place(p) => {
+                board.place(color, p);
             }
-            None => false,
         }
     }
 

@@ -38,6 +38,9 @@ pub enum IllegalMove {
     /// The move would repeat an earlier whole-board position (game layer only).
     #[error("superko: the position would repeat")]
     Superko,
+    /// The game already holds [`crate::game::MAX_GAME_MOVES`] moves (game layer only).
+    #[error("the game has reached its limit of moves")]
+    TooManyMoves,
 }
 
 /// A smallest random source for playouts: anything that gives a uniform index below `n`.

@@ -360,15 +360,20 @@ impl Search {
             // On the calling thread: the same moves every run for a fixed seed.
             sims = worker(&shared, limits, start, seed, &mut own);
         } else {
+            // The reporting loop below naps between reports; a finishing worker wakes it,
+            // so a short search does not wait out a nap.
+            let caller = std::thread::current();
             let results: Vec<(u64, Vec<i32>)> = std::thread::scope(|s| {
                 let handles: Vec<_> = (0..threads)
                     .map(|t| {
                         let shared = &shared;
+                        let caller = caller.clone();
                         let seed =
                             seed.wrapping_add((t as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
                         s.spawn(move || {
                             let mut own = vec![0i32; NUM_CELLS];
                             let n = worker(shared, limits, start, seed, &mut own);
+                            caller.unpark();
                             (n, own)
                         })
                     })
@@ -377,7 +382,7 @@ impl Search {
                     // Live analysis: the workers search, this thread reports.
                     let mut next = start + report.interval;
                     while !shared.done.load(Relaxed) && !handles.iter().all(|h| h.is_finished()) {
-                        std::thread::sleep(Duration::from_millis(2));
+                        std::thread::park_timeout(Duration::from_millis(2));
                         let now = Instant::now();
                         if !report.interval.is_zero() && now >= next {
                             (report.sink)(&snapshot(&shared, color, start));
