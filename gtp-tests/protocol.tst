@@ -100,8 +100,8 @@
 #? [syntax error.*]*
 71 boardsize nine
 #? [syntax error.*]*
-72 boardsize 9 9
-#? [syntax error.*]*
+72 boardsize 9 13
+#? [unacceptable size]*
 73 komi
 #? [syntax error.*]*
 74 komi six

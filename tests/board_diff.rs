@@ -387,7 +387,8 @@ struct Tally {
 
 fn reason_index(e: IllegalMove) -> usize {
     match e {
-        IllegalMove::Occupied | IllegalMove::OffBoard => 0,
+        // The move limit is far beyond these games' length.
+        IllegalMove::Occupied | IllegalMove::OffBoard | IllegalMove::TooManyMoves => 0,
         IllegalMove::Suicide => 1,
         IllegalMove::Ko => 2,
         IllegalMove::Superko => 3,

@@ -1107,13 +1107,29 @@ mod tests {
     }
 
     #[test]
+    fn lenient_where_gnu_go_is() {
+        assert_eq!(ok("name x"), Command::Name);
+        assert_eq!(ok("quit now"), Command::Quit);
+        assert_eq!(ok("protocol_version 2"), Command::ProtocolVersion);
+        assert_eq!(ok("boardsize 19 19"), Command::Boardsize(19));
+        // A rectangle reaches the executor as size 0: `unacceptable size`.
+        assert_eq!(ok("boardsize 9 13"), Command::Boardsize(0));
+        assert_eq!(ok("komi -1000"), Command::Komi(-1000.0));
+        assert!(matches!(ok("time_left w -5 0"), Command::TimeLeft { time: -5, .. }));
+    }
+
+    #[test]
     fn wrong_arity_or_type_is_a_syntax_error() {
         for line in [
-            "name x",
-            "quit now",
             "boardsize",
-            "boardsize 19 19",
+            "boardsize 19 19 19",
             "boardsize -1",
+            "komi 1e308",
+            "komi 1000.5",
+            "time_settings 300 30 -5",
+            "time_settings 100000001 0 0",
+            "time_left b 10 -1",
+            "kgs-time_settings canadian 60 30 -1",
             "boardsize 9.5",
             "boardsize 99999999999",
             "komi",
