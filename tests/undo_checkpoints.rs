@@ -57,10 +57,17 @@ fn undo_walks_back_through_every_position() {
 fn a_game_holds_at_most_the_move_limit() {
     let mut g = Game::new(9, Rules::chinese()).unwrap();
     for i in 0..MAX_GAME_MOVES {
-        let c = if i % 2 == 0 { Color::Black } else { Color::White };
+        let c = if i % 2 == 0 {
+            Color::Black
+        } else {
+            Color::White
+        };
         g.play(c, Move::Pass).unwrap();
     }
-    assert_eq!(g.play(Color::Black, Move::Pass), Err(IllegalMove::TooManyMoves));
+    assert_eq!(
+        g.play(Color::Black, Move::Pass),
+        Err(IllegalMove::TooManyMoves)
+    );
     assert_eq!(g.moves().len(), MAX_GAME_MOVES);
     assert!(g.undo());
     assert!(g.play(Color::White, Move::Pass).is_ok());

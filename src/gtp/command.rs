@@ -1115,7 +1115,10 @@ mod tests {
         // A rectangle reaches the executor as size 0: `unacceptable size`.
         assert_eq!(ok("boardsize 9 13"), Command::Boardsize(0));
         assert_eq!(ok("komi -1000"), Command::Komi(-1000.0));
-        assert!(matches!(ok("time_left w -5 0"), Command::TimeLeft { time: -5, .. }));
+        assert!(matches!(
+            ok("time_left w -5 0"),
+            Command::TimeLeft { time: -5, .. }
+        ));
     }
 
     #[test]
