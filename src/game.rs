@@ -247,7 +247,7 @@ impl Game {
     }
 
     fn apply(&mut self, color: Color, mv: Move) {
-        if self.moves.len() % CHECKPOINT_MOVES == 0 {
+        if self.moves.len().is_multiple_of(CHECKPOINT_MOVES) {
             self.undo_stack.push((self.moves.len(), self.board.clone()));
         }
         Self::apply_to(&mut self.board, color, mv);

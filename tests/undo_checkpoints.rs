@@ -57,7 +57,7 @@ fn undo_walks_back_through_every_position() {
 fn a_game_holds_at_most_the_move_limit() {
     let mut g = Game::new(9, Rules::chinese()).unwrap();
     for i in 0..MAX_GAME_MOVES {
-        let c = if i % 2 == 0 {
+        let c = if i.is_multiple_of(2) {
             Color::Black
         } else {
             Color::White
