@@ -1,31 +1,22 @@
 //! The cases found when the project was tried as a new user would (issue "Reliability"),
 //! each answered as README's "Lenient or strict" table decides.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
+
+#[path = "common/gtp.rs"]
+mod gtp;
 
 /// Runs `input` through a fresh engine with `args`: the responses and stderr.
 fn session(args: &[&str], input: &str) -> (Vec<String>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start tengen");
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(input.as_bytes()).unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let (text, stderr) = gtp::run_once(args, input);
     // Trailing spaces dropped: an empty success reads "=".
     let mut responses: Vec<String> = text
         .split("\n\n")
         .map(|r| r.trim_end().to_string())
         .collect();
     responses.pop();
-    (responses, String::from_utf8_lossy(&out.stderr).into_owned())
+    (responses, stderr)
 }
 
 fn answers(input: &str) -> Vec<String> {

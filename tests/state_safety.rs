@@ -5,8 +5,8 @@
 //! engine that ran the whole sequence plays the same next move (fixed seed, fixed
 //! playouts, one thread) as one that ran only the commands that succeeded.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+#[path = "common/gtp.rs"]
+mod gtp;
 
 use proptest::prelude::*;
 
@@ -104,33 +104,21 @@ fn command(kind: u8, a: u16, b: u16) -> String {
 
 /// Runs the lines through a fresh engine and returns each line's response, in order.
 fn run(lines: &[String]) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
-        .args([
-            "-v",
-            "0",
-            "--threads",
-            "1",
-            "--seed",
-            "7",
-            "--playouts",
-            "20",
-            "--status-playouts",
-            "20",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start tengen");
     let mut input = lines.join("\n");
     input.push_str("\nquit\n");
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let args = [
+        "-v",
+        "0",
+        "--threads",
+        "1",
+        "--seed",
+        "7",
+        "--playouts",
+        "20",
+        "--status-playouts",
+        "20",
+    ];
+    let text = gtp::run_once(&args, &input).0;
     let mut responses: Vec<String> = text.split("\n\n").map(str::to_string).collect();
     responses.pop();
     assert_eq!(responses.len(), lines.len() + 1, "one response per line");
