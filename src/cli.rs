@@ -77,6 +77,16 @@ pub struct SearchArgs {
     /// UCB exploration constant (0: priors and RAVE explore).
     #[arg(long)]
     pub explore: Option<f64>,
+    /// Equivalent visits of the learned move model's prior (0: hand-written priors).
+    #[arg(long)]
+    pub prior_learned: Option<u32>,
+    /// How sharply the learned prior falls off with a move's probability ratio to the
+    /// best move's.
+    #[arg(long)]
+    pub prior_power: Option<f64>,
+    /// Equivalent visits at an even win rate every candidate starts with.
+    #[arg(long)]
+    pub prior_even: Option<u32>,
 }
 
 impl SearchArgs {
@@ -100,6 +110,15 @@ impl SearchArgs {
         }
         if let Some(v) = self.explore {
             settings.search.explore = v.max(0.0);
+        }
+        if let Some(v) = self.prior_learned {
+            settings.search.priors.learned = v;
+        }
+        if let Some(v) = self.prior_power {
+            settings.search.priors.learned_power = v.clamp(0.0, 10.0);
+        }
+        if let Some(v) = self.prior_even {
+            settings.search.priors.even = v;
         }
     }
 }

@@ -35,6 +35,7 @@ pub mod gtp;
 pub mod log;
 pub mod matches;
 pub mod playout;
+pub mod policy;
 pub mod record;
 pub mod regress;
 pub mod review;

@@ -60,6 +60,9 @@ enum Sub {
     /// move's win rate (SBKV) and score lead, Tengen's variation where a move lost much,
     /// each side's biggest mistakes on stdout, and with --plot a win-rate graph (SVG).
     Review(Box<tengen::review::ReviewArgs>),
+    /// Fit the move model (feature and pattern strengths) to game records with Coulom's
+    /// minorization-maximization; a tenth of the games held out to measure prediction.
+    TrainPatterns(tengen::policy::train::TrainArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -123,6 +126,7 @@ fn main() -> anyhow::Result<()> {
             print!("{text}");
             Ok(())
         }
+        Some(Sub::TrainPatterns(args)) => tengen::policy::train::run(&args),
         Some(Sub::Review(args)) => {
             tengen::review::run(&args)?;
             Ok(())

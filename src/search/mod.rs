@@ -310,6 +310,11 @@ impl Search {
             Some(&(_, Move::Place(p))) => Some(p),
             _ => None,
         };
+        let recent = |k: usize| {
+            let m = game.moves();
+            m.len().checked_sub(k).map(|i| m[i].1)
+        };
+        let history = [recent(1), recent(2), recent(3)];
         // Superko at the root: children that would repeat a position are pruned.
         let config = &self.config;
         let legal = |mv: Move| {
@@ -318,7 +323,7 @@ impl Search {
                 && limits.root_filter.is_none_or(|f| f(mv))
         };
         if !tree.node(ROOT).is_expanded() && tree.try_claim(ROOT) {
-            let kids = prior::children(&root_board, color, last, &self.config.priors, &legal);
+            let kids = prior::children(&root_board, color, &history, &self.config.priors, &legal);
             tree.expand(ROOT, &kids);
         }
         for c in tree.node(ROOT).children() {
@@ -340,6 +345,7 @@ impl Search {
             root_color: color,
             root_passes,
             root_last: last,
+            root_history: history,
             komi,
             exact_end,
             playouts: AtomicU64::new(0),
@@ -435,6 +441,8 @@ struct Shared<'a> {
     root_color: Color,
     root_passes: u8,
     root_last: Option<Point>,
+    /// The last three moves before the root, latest first.
+    root_history: [Option<Move>; 3],
     komi: f64,
     /// Whether a two-pass end is counted with every stone alive (else played out).
     exact_end: bool,
@@ -758,6 +766,7 @@ fn simulate(shared: &Shared, w: &mut Worker) -> (bool, i32) {
     let mut color = shared.root_color;
     let mut passes = shared.root_passes;
     let mut last = shared.root_last;
+    let mut history = shared.root_history;
     // The root's "move" was made by the opponent of the player to move there.
     let mut mover = color.opponent();
     let score: i32;
@@ -780,7 +789,7 @@ fn simulate(shared: &Shared, w: &mut Worker) -> (bool, i32) {
             if want && !tree.is_full() && tree.try_claim(node) {
                 let board = &w.board;
                 let keep = |mv: Move| allowed(cfg, board, color, mv);
-                let kids = prior::children(board, color, last, &cfg.priors, &keep);
+                let kids = prior::children(board, color, &history, &cfg.priors, &keep);
                 tree.expand(node, &kids);
             }
             if !n.is_expanded() {
@@ -808,6 +817,7 @@ fn simulate(shared: &Shared, w: &mut Worker) -> (bool, i32) {
                 last = None;
             }
         }
+        history = [Some(mv), history[0], history[1]];
         mover = color;
         color = color.opponent();
         node = child;

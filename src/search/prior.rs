@@ -2,9 +2,17 @@
 //! (Pachi's and michi's idea). Every candidate starts with `even` visits at a 50% win
 //! rate; captures, atari escapes, 3x3 shapes and moves near the last move add virtual
 //! wins; self-ataris and lonely first- and second-line moves add virtual losses.
+//!
+//! With `learned` above 0, the learned move model ([`crate::policy`]) replaces those
+//! hand-written rules: a move of probability `p`, the best move's `p_max`, gets
+//! `learned` more visits worth `(p / p_max) ^ learned_power` of a win each, so the
+//! model's favourites start ahead and its unlikely moves start as losses (a soft
+//! progressive widening).
 
 use crate::board::{Board, Cell, Color, Move, Point};
 use crate::playout::patterns;
+use crate::policy::features::Context;
+use crate::policy::model;
 
 use super::tree::NewChild;
 
@@ -25,6 +33,10 @@ pub struct PriorConfig {
     pub empty_area: u32,
     /// Losses for a pass while the board still has room.
     pub pass: u32,
+    /// Equivalent visits given by the learned model (0: the hand-written rules instead).
+    pub learned: u32,
+    /// How sharply the learned prior falls off with the probability ratio.
+    pub learned_power: f64,
 }
 
 impl Default for PriorConfig {
@@ -40,19 +52,31 @@ impl Default for PriorConfig {
             self_atari_many: 30,
             empty_area: 10,
             pass: 20,
+            learned: 0,
+            learned_power: 0.5,
         }
     }
 }
 
 /// The candidate moves of `color` on `board` with their priors: every legal point that
-/// is not its own single-point eye, and the pass. `last` is the opponent's last move.
+/// is not its own single-point eye, and the pass. `history` holds the last three moves,
+/// latest first.
 pub fn children(
     board: &Board,
     color: Color,
-    last: Option<Point>,
+    history: &[Option<Move>; 3],
     cfg: &PriorConfig,
     keep: &dyn Fn(Move) -> bool,
 ) -> Vec<NewChild> {
+    if cfg.learned > 0 {
+        if let Some(m) = model::builtin() {
+            return learned_children(m, board, color, history, cfg, keep);
+        }
+    }
+    let last = match history[0] {
+        Some(Move::Place(p)) => Some(p),
+        _ => None,
+    };
     let table = patterns::table();
     let mut out = Vec::with_capacity(board.num_empty() + 1);
     let size = board.size();
@@ -126,6 +150,56 @@ pub fn children(
         });
     }
     out
+}
+
+/// [`children`] with the learned model's priors.
+fn learned_children(
+    m: &model::Model,
+    board: &Board,
+    color: Color,
+    history: &[Option<Move>; 3],
+    cfg: &PriorConfig,
+    keep: &dyn Fn(Move) -> bool,
+) -> Vec<NewChild> {
+    let ctx = Context {
+        color,
+        last: history[0],
+        before: history[1],
+        third: history[2],
+    };
+    let filter = |mv: Move| match mv {
+        Move::Place(p) => !board.is_eye(color, p) && keep(mv),
+        Move::Pass => keep(mv),
+    };
+    let probs = m.probabilities(board, &ctx, &filter);
+    let best = probs
+        .iter()
+        .filter(|(mv, _)| *mv != Move::Pass)
+        .map(|&(_, p)| p)
+        .fold(0.0f64, f64::max);
+    let size = board.size();
+    let stones = board.stone_count(Color::Black) + board.stone_count(Color::White);
+    probs
+        .into_iter()
+        .map(|(mv, p)| {
+            if mv == Move::Pass {
+                let room = board.num_empty() > size * size / 2 || stones < size * size / 2;
+                let n = if room { cfg.pass } else { 0 };
+                return NewChild {
+                    mv,
+                    prior_visits: cfg.even + n,
+                    prior_wins: cfg.even,
+                };
+            }
+            let r = if best > 0.0 { p / best } else { 1.0 };
+            let value = r.powf(cfg.learned_power);
+            NewChild {
+                mv,
+                prior_visits: cfg.even + cfg.learned,
+                prior_wins: cfg.even + (2.0 * cfg.learned as f64 * value).round() as u32,
+            }
+        })
+        .collect()
 }
 
 /// Stones `color` would capture by playing on `p`.
