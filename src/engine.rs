@@ -8,7 +8,9 @@ use crate::board::{Board, Color, Move, Point, NUM_CELLS};
 use crate::game::Game;
 use crate::playout::{self, PlayoutRng};
 use crate::rules::Rules;
-use crate::search::{Analysis, Limits, PolicyKind, Reporter, Search, SearchConfig};
+use crate::search::{
+    Analysis, Limits, PolicyKind, Reporter, Search, SearchConfig, HAND_PRIOR_EXPAND_VISITS,
+};
 
 /// What the move generator answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -898,6 +900,10 @@ impl Engine {
         // filled to kill): no prior against self-ataris here.
         config.priors.self_atari_one = 0;
         config.priors.self_atari_many = 0;
+        // The learned model would count them against as the game records do: this
+        // search keeps the hand-written priors (and their expansion threshold).
+        config.priors.learned = 0;
+        config.expand_visits = HAND_PRIOR_EXPAND_VISITS;
         config.max_memory = config.max_memory.min(STATUS_MEMORY);
         let mut search = Search::new(config);
         let limits = Limits {

@@ -6,6 +6,7 @@ use smallvec::SmallVec;
 
 use crate::board::{Board, Cell, Color, Move, Point};
 
+use super::model::KeyMap;
 use super::spatial::{self, NUM_SIZES};
 
 /// The feature groups, in the order of [`Features::values`].
@@ -102,7 +103,7 @@ pub fn pass_features(ctx: &Context) -> Features {
 /// a copy of `board`; ladder reads play on it and leave it as it was.
 pub fn point_features(board: &Board, scratch: &mut Board, ctx: &Context, p: Point) -> Features {
     let grid = spatial::Grid::new(board, ctx.color);
-    point_features_in(board, scratch, &grid, ctx, p)
+    point_features_in(board, scratch, &grid, ctx, p, None)
 }
 
 /// [`point_features`] with the position's pattern grid built already.
@@ -112,6 +113,7 @@ fn point_features_in(
     grid: &spatial::Grid,
     ctx: &Context,
     p: Point,
+    known: Option<&KeyMap>,
 ) -> Features {
     let color = ctx.color;
     let own = Cell::from(color);
@@ -212,17 +214,22 @@ fn point_features_in(
 
     Features {
         values,
-        spatial: grid.keys(p),
+        spatial: match known {
+            Some(k) => grid.keys_while(p, |key| k.contains_key(&key)),
+            None => grid.keys(p),
+        },
         shape: spatial::shape_key(board, color, p),
     }
 }
 
 /// The features of every legal move of `ctx.color` (points in the board's order, then
-/// the pass), skipping the moves `keep` refuses.
+/// the pass), skipping the moves `keep` refuses. With `known` (a model's spatial
+/// patterns), the spatial keys stop at the first size it does not know.
 pub fn all_features(
     board: &Board,
     ctx: &Context,
     keep: &dyn Fn(Move) -> bool,
+    known: Option<&KeyMap>,
 ) -> Vec<(Move, Features)> {
     let mut scratch = board.clone();
     let grid = spatial::Grid::new(board, ctx.color);
@@ -231,7 +238,7 @@ pub fn all_features(
     empties.sort_unstable();
     for p in empties {
         if board.is_legal(ctx.color, p) && keep(Move::Place(p)) {
-            let f = point_features_in(board, &mut scratch, &grid, ctx, p);
+            let f = point_features_in(board, &mut scratch, &grid, ctx, p, known);
             out.push((Move::Place(p), f));
         }
     }

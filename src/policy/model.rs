@@ -145,10 +145,11 @@ impl Model {
         ctx: &Context,
         keep: &dyn Fn(Move) -> bool,
     ) -> Vec<(Move, f64)> {
-        let mut out: Vec<(Move, f64)> = features::all_features(board, ctx, keep)
-            .into_iter()
-            .map(|(m, f)| (m, self.strength(&f)))
-            .collect();
+        let mut out: Vec<(Move, f64)> =
+            features::all_features(board, ctx, keep, Some(&self.spatial))
+                .into_iter()
+                .map(|(m, f)| (m, self.strength(&f)))
+                .collect();
         let total: f64 = out.iter().map(|(_, s)| s).sum();
         if total > 0.0 {
             for (_, s) in out.iter_mut() {

@@ -163,6 +163,13 @@ impl Grid {
 
     /// The pattern keys of a move on `p`, one per size from [`MIN_D`] to [`MAX_D`].
     pub fn keys(&self, p: Point) -> [u64; NUM_SIZES] {
+        self.keys_while(p, |_| true)
+    }
+
+    /// [`Grid::keys`], stopping after the first key `known` refuses (the rest 0). A
+    /// pattern is seen at least as often as any larger one around it, so once a size is
+    /// unknown to a model harvested by counts no larger size is known either.
+    pub fn keys_while(&self, p: Point, known: impl Fn(u64) -> bool) -> [u64; NUM_SIZES] {
         let t = tables();
         let (x, y) = p.coord();
         let centre = ((y + REACH) * self.width + x + REACH) as isize;
@@ -178,6 +185,9 @@ impl Grid {
             }
             if i + 1 == t.ends[k] {
                 out[k] = h.iter().min().copied().unwrap_or(0) ^ t.salt[k];
+                if !known(out[k]) {
+                    break;
+                }
                 k += 1;
             }
         }

@@ -89,7 +89,7 @@ fn positions_of(text: &str, size: usize) -> Vec<Position> {
             before: history.len().checked_sub(2).map(|i| history[i]),
             third: history.len().checked_sub(3).map(|i| history[i]),
         };
-        let cands = all_features(game.board(), &ctx, &|_| true);
+        let cands = all_features(game.board(), &ctx, &|_| true, None);
         if let Some(played) = cands.iter().position(|(c, _)| *c == mv) {
             out.push(Position {
                 candidates: cands.into_iter().map(|(_, f)| f).collect(),

@@ -41,6 +41,11 @@ pub enum PolicyKind {
     Moggy,
 }
 
+/// The expansion threshold the hand-written priors were tuned with (the dead-stone
+/// search keeps it). With the learned priors the default is 8: expansions cost more
+/// (every candidate's features) and the priors are sharper.
+pub const HAND_PRIOR_EXPAND_VISITS: u32 = 4;
+
 /// The search's constants.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchConfig {
@@ -69,7 +74,7 @@ impl Default for SearchConfig {
         SearchConfig {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_memory: 512 << 20,
-            expand_visits: 4,
+            expand_visits: 8,
             rave_equiv: 3000.0,
             explore: 0.0,
             priors: PriorConfig::default(),

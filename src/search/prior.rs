@@ -33,7 +33,8 @@ pub struct PriorConfig {
     pub empty_area: u32,
     /// Losses for a pass while the board still has room.
     pub pass: u32,
-    /// Equivalent visits given by the learned model (0: the hand-written rules instead).
+    /// Equivalent visits given by the learned model (0: the hand-written rules instead;
+    /// they are also the fallback if the built-in weights are missing).
     pub learned: u32,
     /// How sharply the learned prior falls off with the probability ratio.
     pub learned_power: f64,
@@ -52,7 +53,7 @@ impl Default for PriorConfig {
             self_atari_many: 30,
             empty_area: 10,
             pass: 20,
-            learned: 0,
+            learned: 40,
             learned_power: 0.5,
         }
     }
