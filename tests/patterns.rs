@@ -9,19 +9,7 @@ use tengen::policy::features::{Context, VERSION};
 use tengen::policy::model::{self, Model};
 
 fn board_from(rows: &[&str]) -> Board {
-    let n = rows.len();
-    let mut b = Board::new(n).unwrap();
-    for (r, line) in rows.iter().enumerate() {
-        for (c, ch) in line.chars().enumerate() {
-            let p = b.point(c, n - 1 - r).unwrap();
-            match ch {
-                'X' => assert!(b.set_stone(Color::Black, p)),
-                'O' => assert!(b.set_stone(Color::White, p)),
-                _ => {}
-            }
-        }
-    }
-    b
+    Board::from_rows(rows).expect("a square diagram")
 }
 
 fn top_move(m: &Model, b: &Board, color: Color, last: Option<Move>) -> Move {

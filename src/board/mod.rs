@@ -729,6 +729,28 @@ impl Board {
         }
     }
 
+    /// A square board from a diagram, top row first: `X` Black, `O` White, anything else
+    /// empty (set-up stones, no captures). `None` unless the rows are all as long as there
+    /// are rows and the size is supported.
+    pub fn from_rows(rows: &[&str]) -> Option<Board> {
+        let n = rows.len();
+        let mut b = Board::new(n)?;
+        for (r, line) in rows.iter().enumerate() {
+            if line.chars().count() != n {
+                return None;
+            }
+            for (c, ch) in line.chars().enumerate() {
+                let p = Point::from_coord(c, n - 1 - r);
+                match ch {
+                    'X' => b.set_stone(Color::Black, p),
+                    'O' => b.set_stone(Color::White, p),
+                    _ => true,
+                };
+            }
+        }
+        Some(b)
+    }
+
     /// Puts a set-up stone on empty `p` (no captures are resolved: set-up positions may
     /// even hold chains without liberties, as SGF AB/AW allows). Clears the ko point.
     /// Returns false if `p` is not an empty point of the board.

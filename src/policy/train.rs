@@ -293,6 +293,30 @@ fn mm_update(m: &Matrix, gammas: &mut [f64], g: usize, threads: usize, prior: f6
     ll / (m.starts.len() - 1).max(1) as f64
 }
 
+/// The keys (0 skipped) seen at least `min_count` times, sorted, with their indices, and
+/// how many distinct keys there were.
+fn harvest(
+    keys: impl Iterator<Item = u64>,
+    min_count: u32,
+) -> (Vec<u64>, HashMap<u64, u32>, usize) {
+    let mut counts: HashMap<u64, u32> = HashMap::new();
+    for k in keys.filter(|&k| k != 0) {
+        *counts.entry(k).or_insert(0) += 1;
+    }
+    let mut kept: Vec<u64> = counts
+        .iter()
+        .filter(|(_, &c)| c >= min_count)
+        .map(|(&k, _)| k)
+        .collect();
+    kept.sort_unstable();
+    let index = kept
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| (k, i as u32))
+        .collect();
+    (kept, index, counts.len())
+}
+
 /// Runs `tengen train-patterns`.
 pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
@@ -329,52 +353,17 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
         t0.elapsed().as_secs_f64()
     );
 
-    // Harvest the spatial patterns around the moves played.
-    let mut counts: HashMap<u64, u32> = HashMap::new();
-    for p in &train {
-        for &k in p.candidates[p.played].spatial.iter().filter(|&&k| k != 0) {
-            *counts.entry(k).or_insert(0) += 1;
-        }
-    }
-    let mut kept: Vec<u64> = counts
-        .iter()
-        .filter(|(_, &c)| c >= args.min_count)
-        .map(|(&k, _)| k)
-        .collect();
-    kept.sort_unstable();
-    let dict: HashMap<u64, u32> = kept
-        .iter()
-        .enumerate()
-        .map(|(i, &k)| (k, i as u32))
-        .collect();
+    // Harvest the spatial patterns and the 3x3 shapes around the moves played.
+    let played = || train.iter().map(|p| &p.candidates[p.played]);
+    let (kept, dict, seen) = harvest(played().flat_map(|f| f.spatial), args.min_count);
     eprintln!(
-        "{} distinct patterns around played moves, {} seen at least {} times",
-        counts.len(),
-        dict.len(),
+        "{seen} distinct patterns around played moves, {} seen at least {} times",
+        kept.len(),
         args.min_count
     );
-
-    let mut shape_counts: HashMap<u64, u32> = HashMap::new();
-    for p in &train {
-        let k = p.candidates[p.played].shape;
-        if k != 0 {
-            *shape_counts.entry(k).or_insert(0) += 1;
-        }
-    }
-    let mut shapes: Vec<u64> = shape_counts
-        .iter()
-        .filter(|(_, &c)| c >= args.min_count)
-        .map(|(&k, _)| k)
-        .collect();
-    shapes.sort_unstable();
-    let shape_dict: HashMap<u64, u32> = shapes
-        .iter()
-        .enumerate()
-        .map(|(i, &k)| (k, i as u32))
-        .collect();
+    let (shapes, shape_dict, seen) = harvest(played().map(|f| f.shape), args.min_count);
     eprintln!(
-        "{} distinct 3x3 shapes with liberties around played moves, {} kept",
-        shape_counts.len(),
+        "{seen} distinct 3x3 shapes with liberties around played moves, {} kept",
         shapes.len()
     );
     let m = build_matrix(&train, &dict, &shape_dict);

@@ -85,7 +85,6 @@ pub fn children(
     // A stable order (the empty list is shuffled by playouts): ties in selection then
     // break the same way whatever the history.
     empties.sort_unstable();
-    let stones = board.stone_count(Color::Black) + board.stone_count(Color::White);
     for p in empties {
         if !board.is_legal(color, p) || board.is_eye(color, p) || !keep(Move::Place(p)) {
             continue;
@@ -141,16 +140,22 @@ pub fn children(
         });
     }
     if keep(Move::Pass) {
-        // Passing is bad while there is room; near the end the terminal count decides.
-        let room = board.num_empty() > size * size / 2 || stones < size * size / 2;
-        let n = if room { cfg.pass } else { 0 };
-        out.push(NewChild {
-            mv: Move::Pass,
-            prior_visits: cfg.even + n,
-            prior_wins: cfg.even,
-        });
+        out.push(pass_child(board, cfg));
     }
     out
+}
+
+/// The pass: bad while there is room; near the end the terminal count decides.
+fn pass_child(board: &Board, cfg: &PriorConfig) -> NewChild {
+    let size = board.size();
+    let stones = board.stone_count(Color::Black) + board.stone_count(Color::White);
+    let room = board.num_empty() > size * size / 2 || stones < size * size / 2;
+    let n = if room { cfg.pass } else { 0 };
+    NewChild {
+        mv: Move::Pass,
+        prior_visits: cfg.even + n,
+        prior_wins: cfg.even,
+    }
 }
 
 /// [`children`] with the learned model's priors.
@@ -178,19 +183,11 @@ fn learned_children(
         .filter(|(mv, _)| *mv != Move::Pass)
         .map(|&(_, p)| p)
         .fold(0.0f64, f64::max);
-    let size = board.size();
-    let stones = board.stone_count(Color::Black) + board.stone_count(Color::White);
     probs
         .into_iter()
         .map(|(mv, p)| {
             if mv == Move::Pass {
-                let room = board.num_empty() > size * size / 2 || stones < size * size / 2;
-                let n = if room { cfg.pass } else { 0 };
-                return NewChild {
-                    mv,
-                    prior_visits: cfg.even + n,
-                    prior_wins: cfg.even,
-                };
+                return pass_child(board, cfg);
             }
             let r = if best > 0.0 { p / best } else { 1.0 };
             let value = r.powf(cfg.learned_power);
