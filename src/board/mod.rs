@@ -15,7 +15,7 @@ mod zobrist;
 
 pub use color::{Cell, Color};
 pub use point::{Move, Point, MAX_SIZE, NUM_CELLS, STRIDE};
-pub use zobrist::{KO_KEY, STONE_KEYS, TO_MOVE_KEYS};
+pub use zobrist::{splitmix64, KO_KEY, STONE_KEYS, TO_MOVE_KEYS};
 
 use smallvec::SmallVec;
 use thiserror::Error;

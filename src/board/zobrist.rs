@@ -3,7 +3,8 @@
 
 use super::point::NUM_CELLS;
 
-const fn splitmix64(state: u64) -> (u64, u64) {
+/// One step of splitmix64: the next state and its output.
+pub const fn splitmix64(state: u64) -> (u64, u64) {
     let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = s;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

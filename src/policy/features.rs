@@ -165,8 +165,9 @@ fn point_features_in(
         values[Group::Capture as usize] = 4 * band + 2 * u8::from(saves) + u8::from(takes_last);
     }
 
+    // The new chain's liberties, up to 5 (the escape needs up to 3).
+    let libs = board.liberties_after(color, p, 5);
     if let Some(&chain) = own_atari.first() {
-        let libs = board.liberties_after(color, p, 3);
         let stones = board.chain_len(chain);
         values[Group::Escape as usize] = match libs {
             3.. => u8::from(stones > 1),
@@ -206,7 +207,7 @@ fn point_features_in(
     values[Group::LastMove as usize] = distance_value(p, ctx.last);
     values[Group::MoveBefore as usize] = distance_value(p, ctx.before);
     values[Group::ThirdMove as usize] = distance_value(p, ctx.third);
-    values[Group::Liberties as usize] = (board.liberties_after(color, p, 5).max(1) - 1) as u8;
+    values[Group::Liberties as usize] = (libs.max(1) - 1) as u8;
     let (x, y) = p.coord();
     let n = board.size();
     let line = x.min(y).min(n - 1 - x).min(n - 1 - y);

@@ -14,7 +14,6 @@ use std::sync::OnceLock;
 use crate::board::{Board, Move};
 
 use super::features::{self, Context, Features, GROUP_SIZES, NONE, NUM_GROUPS};
-use super::spatial::NUM_SIZES;
 
 const MAGIC: &[u8; 8] = b"TGPATS\0\0";
 
@@ -108,14 +107,6 @@ impl Model {
             }
         }
         out
-    }
-
-    /// The largest spatial pattern of `f` the model knows, as (size index, key).
-    pub fn largest_pattern(&self, f: &Features) -> Option<(usize, u64)> {
-        (0..NUM_SIZES)
-            .rev()
-            .map(|k| (k, f.spatial[k]))
-            .find(|(_, key)| *key != 0 && self.spatial.contains_key(key))
     }
 
     /// The strength of a move with features `f`.

@@ -6,7 +6,7 @@
 
 use std::sync::OnceLock;
 
-use crate::board::{Board, Cell, Color, Point};
+use crate::board::{splitmix64, Board, Cell, Color, Point};
 
 /// The smallest pattern size (the 3x3 square).
 pub const MIN_D: usize = 3;
@@ -42,11 +42,9 @@ struct Tables {
 }
 
 fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    let (next, out) = splitmix64(*state);
+    *state = next;
+    out
 }
 
 fn size_of(dx: i32, dy: i32) -> usize {

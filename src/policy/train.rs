@@ -232,43 +232,33 @@ fn mm_update(m: &Matrix, gammas: &mut [f64], g: usize, threads: usize, prior: f6
     let chunk = positions.len().div_ceil(threads.max(1)).max(1);
     let (lo, hi) = (m.bases[g] as usize, m.bases[g + 1] as usize);
     let gam: &[f64] = gammas;
-    let parts: Vec<(Vec<f64>, f64)> = std::thread::scope(|s| {
-        let handles: Vec<_> = positions
-            .chunks(chunk)
-            .map(|c| {
-                s.spawn(move || {
-                    let mut den = vec![0.0f64; hi - lo];
-                    let mut ll = 0.0;
-                    let mut strengths = Vec::new();
-                    for &j in c {
-                        let rows = &m.feats[m.starts[j]..m.starts[j + 1]];
-                        strengths.clear();
-                        let mut e = 0.0;
-                        for row in rows {
-                            let mut st = 1.0;
-                            for &x in row.iter().filter(|&&x| x != ABSENT) {
-                                st *= gam[x as usize];
-                            }
-                            strengths.push(st);
-                            e += st;
-                        }
-                        for (row, &st) in rows.iter().zip(&strengths) {
-                            let x = row[g];
-                            if x != ABSENT {
-                                den[x as usize - lo] += st / gam[x as usize] / e;
-                            }
-                        }
-                        // The winners' part is added from `wins` below.
-                        ll -= e.ln();
-                    }
-                    (den, ll)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("worker"))
-            .collect()
+    let chunks: Vec<&[usize]> = positions.chunks(chunk).collect();
+    let parts: Vec<(Vec<f64>, f64)> = par_map(&chunks, threads, |c| {
+        let mut den = vec![0.0f64; hi - lo];
+        let mut ll = 0.0;
+        let mut strengths = Vec::new();
+        for &j in c.iter() {
+            let rows = &m.feats[m.starts[j]..m.starts[j + 1]];
+            strengths.clear();
+            let mut e = 0.0;
+            for row in rows {
+                let mut st = 1.0;
+                for &x in row.iter().filter(|&&x| x != ABSENT) {
+                    st *= gam[x as usize];
+                }
+                strengths.push(st);
+                e += st;
+            }
+            for (row, &st) in rows.iter().zip(&strengths) {
+                let x = row[g];
+                if x != ABSENT {
+                    den[x as usize - lo] += st / gam[x as usize] / e;
+                }
+            }
+            // The winners' part is added from `wins` below.
+            ll -= e.ln();
+        }
+        (den, ll)
     });
     let mut den = vec![0.0f64; hi - lo];
     let mut ll = 0.0;

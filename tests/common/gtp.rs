@@ -7,16 +7,21 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-/// Runs `input` through a fresh engine with `args` (stdin written on its own thread, so
-/// a long input cannot block on a full stdout pipe): its stdout and stderr.
-pub fn run_once(args: &[&str], input: &str) -> (String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+/// A Tengen process with `args` and all three standard streams piped.
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_tengen"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("start tengen");
+        .expect("start tengen")
+}
+
+/// Runs `input` through a fresh engine with `args` (stdin written on its own thread, so
+/// a long input cannot block on a full stdout pipe): its stdout and stderr.
+pub fn run_once(args: &[&str], input: &str) -> (String, String) {
+    let mut child = spawn(args);
     let mut stdin = child.stdin.take().unwrap();
     let input = input.to_string();
     let writer = std::thread::spawn(move || {
@@ -39,13 +44,7 @@ pub struct Gtp {
 
 impl Gtp {
     pub fn start(args: &[&str]) -> Gtp {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start tengen");
+        let mut child = spawn(args);
         let stdin = child.stdin.take().unwrap();
         let (tx, lines) = mpsc::channel();
         let out = child.stdout.take().unwrap();
