@@ -118,7 +118,10 @@ impl Model {
             }
         }
         if f.spatial[0] != 0 {
-            if let Some(&g) = f.spatial.iter().rev().find_map(|k| self.spatial.get(k)) {
+            // Keys past the first size the walk found unknown are 0 (see
+            // `Grid::keys_while`): skip them rather than look them up.
+            let mut keys = f.spatial.iter().rev().filter(|&&k| k != 0);
+            if let Some(&g) = keys.find_map(|k| self.spatial.get(k)) {
                 s *= g as f64;
             }
         }

@@ -125,8 +125,9 @@ const REACH: usize = MAX_D / 2;
 pub struct Grid {
     width: usize,
     cells: Vec<u8>,
-    /// The grid index step of each pattern offset.
-    steps: Vec<isize>,
+    /// The index of each pattern offset in the window of a centre's patterns: the
+    /// square of `2 REACH + 1` grid rows and columns around it.
+    window_steps: Vec<u32>,
 }
 
 impl Grid {
@@ -147,15 +148,17 @@ impl Grid {
                 cells[(row + REACH) * width + col + REACH] = state as u8;
             }
         }
-        let steps = tables()
+        let window_steps = tables()
             .offsets
             .iter()
-            .map(|&(dx, dy)| dy as isize * width as isize + dx as isize)
+            .map(|&(dx, dy)| {
+                ((dy + REACH as i32) as usize * width + (dx + REACH as i32) as usize) as u32
+            })
             .collect();
         Grid {
             width,
             cells,
-            steps,
+            window_steps,
         }
     }
 
@@ -170,23 +173,30 @@ impl Grid {
     pub fn keys_while(&self, p: Point, known: impl Fn(u64) -> bool) -> [u64; NUM_SIZES] {
         let t = tables();
         let (x, y) = p.coord();
-        let centre = ((y + REACH) * self.width + x + REACH) as isize;
-        let mut h = [0u64; 8];
+        let centre = (y + REACH) * self.width + x + REACH;
         let mut out = [0u64; NUM_SIZES];
-        let mut k = 0;
-        for (i, &step) in self.steps.iter().enumerate() {
-            let state = self.cells[(centre + step) as usize] as usize;
-            if state != EMPTY {
-                for (hs, z) in h.iter_mut().zip(&t.keys[i][state]) {
-                    *hs ^= z;
+        // The largest diamond reaches REACH rows and columns from the centre, so this
+        // window holds every point of every pattern.
+        let lo = centre - REACH * self.width - REACH;
+        let window = &self.cells[lo..=centre + REACH * self.width + REACH];
+        let mut h = [0u64; 8];
+        let mut start = 0;
+        for (k, (&end, &salt)) in t.ends.iter().zip(&t.salt).enumerate() {
+            for (&at, keys) in self.window_steps[start..end]
+                .iter()
+                .zip(&t.keys[start..end])
+            {
+                let state = window[at as usize] as usize;
+                if state != EMPTY {
+                    for (hs, z) in h.iter_mut().zip(&keys[state]) {
+                        *hs ^= z;
+                    }
                 }
             }
-            if i + 1 == t.ends[k] {
-                out[k] = h.iter().min().copied().unwrap_or(0) ^ t.salt[k];
-                if !known(out[k]) {
-                    break;
-                }
-                k += 1;
+            start = end;
+            out[k] = h.iter().min().copied().unwrap_or(0) ^ salt;
+            if !known(out[k]) {
+                break;
             }
         }
         out

@@ -36,20 +36,62 @@ pub fn urgency(s: &Stats, parent_visits: u32, rave_equiv: f64, explore: f64) -> 
 /// The child of `id` with the highest urgency (first of equals), skipping pruned ones.
 pub fn best_child(tree: &Tree, id: NodeId, cfg: &SearchConfig) -> Option<NodeId> {
     let parent_visits = tree.node(id).visits.load(Relaxed);
+    if cfg.explore > 0.0 {
+        let mut best = None;
+        let mut best_value = f64::NEG_INFINITY;
+        for c in tree.node(id).children() {
+            let node = tree.node(c);
+            if node.is_pruned() {
+                continue;
+            }
+            let u = urgency(&node.stats(), parent_visits, cfg.rave_equiv, cfg.explore);
+            if u > best_value {
+                best_value = u;
+                best = Some(c);
+            }
+        }
+        return best;
+    }
+    // Without the UCB term the urgency is one fraction (see [`urgency_fraction`]):
+    // children are compared by cross-multiplying, with no division in the loop. This is
+    // the hottest loop of the tree: every descent runs it over every child.
+    let k = cfg.rave_equiv;
     let mut best = None;
-    let mut best_value = f64::NEG_INFINITY;
+    let (mut best_num, mut best_den) = (-1.0f64, 1.0f64);
     for c in tree.node(id).children() {
         let node = tree.node(c);
         if node.is_pruned() {
             continue;
         }
-        let u = urgency(&node.stats(), parent_visits, cfg.rave_equiv, cfg.explore);
-        if u > best_value {
-            best_value = u;
+        let (num, den) = urgency_fraction(
+            node.visits.load(Relaxed) + node.prior_visits.load(Relaxed),
+            node.wins.load(Relaxed) + node.prior_wins.load(Relaxed),
+            node.amaf_visits.load(Relaxed),
+            node.amaf_wins.load(Relaxed),
+            k,
+        );
+        if num * best_den > best_num * den {
+            best_num = num;
+            best_den = den;
             best = Some(c);
         }
     }
     best
+}
+
+/// [`urgency`] without exploration as a fraction `num / den` (`den > 0`), from the
+/// visits `n` and half-point wins `w` (priors included) and the AMAF visits `a` and
+/// half-point wins `aw`. With `beta = a K / D`, `D = a K + n K + n a`, the blend
+/// `beta aw / 2a + (1 - beta) w / 2n` is `(K aw + (K + a) w) / 2D`.
+#[inline]
+pub fn urgency_fraction(n: u32, w: u32, a: u32, aw: u32, k: f64) -> (f64, f64) {
+    if n == 0 && a == 0 {
+        return (1.0, 2.0);
+    }
+    let (n, w, a, aw) = (n as f64, w as f64, a as f64, aw as f64);
+    let num = k * aw + (k + a) * w;
+    let den = 2.0 * (k * (a + n) + n * a);
+    (num, den)
 }
 
 #[cfg(test)]
@@ -83,5 +125,32 @@ mod tests {
             ..Stats::default()
         };
         assert_eq!(urgency(&p, 1, 3000.0, 0.0), 1.0);
+    }
+
+    #[test]
+    fn the_fraction_is_the_urgency() {
+        for &(n, w, a, aw) in &[
+            (0, 0, 0, 0),
+            (0, 0, 5, 7),
+            (3, 4, 0, 0),
+            (10, 13, 200, 150),
+            (100_000, 80_000, 200_000, 360_000),
+            (7, 14, 1, 2),
+        ] {
+            let s = Stats {
+                visits: n,
+                wins: w,
+                amaf_visits: a,
+                amaf_wins: aw,
+                ..Stats::default()
+            };
+            let (num, den) = urgency_fraction(n, w, a, aw, 3000.0);
+            let u = urgency(&s, 1, 3000.0, 0.0);
+            assert!(
+                (num / den - u).abs() < 1e-12,
+                "{n} {w} {a} {aw}: {} vs {u}",
+                num / den
+            );
+        }
     }
 }
