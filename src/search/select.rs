@@ -34,42 +34,31 @@ pub fn urgency(s: &Stats, parent_visits: u32, rave_equiv: f64, explore: f64) -> 
 }
 
 /// The child of `id` with the highest urgency (first of equals), skipping pruned ones.
+///
+/// Without the UCB term the urgency is one fraction (see [`urgency_fraction`]), and
+/// children are compared by cross-multiplying, with no division in the loop: this is the
+/// hottest loop of the tree, every descent runs it over every child.
 pub fn best_child(tree: &Tree, id: NodeId, cfg: &SearchConfig) -> Option<NodeId> {
     let parent_visits = tree.node(id).visits.load(Relaxed);
-    if cfg.explore > 0.0 {
-        let mut best = None;
-        let mut best_value = f64::NEG_INFINITY;
-        for c in tree.node(id).children() {
-            let node = tree.node(c);
-            if node.is_pruned() {
-                continue;
-            }
-            let u = urgency(&node.stats(), parent_visits, cfg.rave_equiv, cfg.explore);
-            if u > best_value {
-                best_value = u;
-                best = Some(c);
-            }
-        }
-        return best;
-    }
-    // Without the UCB term the urgency is one fraction (see [`urgency_fraction`]):
-    // children are compared by cross-multiplying, with no division in the loop. This is
-    // the hottest loop of the tree: every descent runs it over every child.
-    let k = cfg.rave_equiv;
+    let (k, explore) = (cfg.rave_equiv, cfg.explore);
     let mut best = None;
-    let (mut best_num, mut best_den) = (-1.0f64, 1.0f64);
+    let (mut best_num, mut best_den) = (f64::NEG_INFINITY, 1.0f64);
     for c in tree.node(id).children() {
         let node = tree.node(c);
         if node.is_pruned() {
             continue;
         }
-        let (num, den) = urgency_fraction(
-            node.visits.load(Relaxed) + node.prior_visits.load(Relaxed),
-            node.wins.load(Relaxed) + node.prior_wins.load(Relaxed),
-            node.amaf_visits.load(Relaxed),
-            node.amaf_wins.load(Relaxed),
-            k,
-        );
+        let (num, den) = if explore > 0.0 {
+            (urgency(&node.stats(), parent_visits, k, explore), 1.0)
+        } else {
+            urgency_fraction(
+                node.visits.load(Relaxed) + node.prior_visits.load(Relaxed),
+                node.wins.load(Relaxed) + node.prior_wins.load(Relaxed),
+                node.amaf_visits.load(Relaxed),
+                node.amaf_wins.load(Relaxed),
+                k,
+            )
+        };
         if num * best_den > best_num * den {
             best_num = num;
             best_den = den;
