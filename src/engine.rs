@@ -75,6 +75,11 @@ pub struct Clock {
 pub struct Budget {
     pub target: Duration,
     pub max: Duration,
+    /// Whether time this move leaves unused is there for later moves (main time, a
+    /// Canadian period with stones still to play after this one): only then is it worth
+    /// stopping the search early when its choice is settled. In a byo-yomi period, a
+    /// Canadian period of one stone, or a fixed time a move, unused time is lost.
+    pub bankable: bool,
 }
 
 /// Which move generator plays.
@@ -355,7 +360,7 @@ impl Engine {
             playouts: self.settings.playouts,
             time: budget.map(|b| b.target),
             max_time: budget.map(|b| b.max),
-            early_stop: self.settings.playouts.is_none(),
+            early_stop: budget.is_some_and(|b| b.bankable),
             stop,
             root_filter: None,
         };
@@ -485,13 +490,13 @@ impl Engine {
             1.0
         };
         let clock = self.clocks[color.index()];
-        // (planned seconds, most seconds), before the margin.
-        let (target, max) = match self.time_control {
-            TimeControl::None => (default, default),
+        // (planned seconds, most seconds, whether unused time is kept), before the margin.
+        let (target, max, bankable) = match self.time_control {
+            TimeControl::None => (default, default, false),
             TimeControl::Absolute { main } => {
                 let left = clock.map_or(main, |c| c.seconds);
                 let t = left / moves_left * phase;
-                (t, (2.5 * t).min(left / 8.0).max(t))
+                (t, (2.5 * t).min(left / 8.0).max(t), true)
             }
             TimeControl::Canadian {
                 main,
@@ -504,13 +509,14 @@ impl Engine {
                         let t = c.seconds / c.stones as f64;
                         // Extend only into what the remaining stones can spare.
                         let spare = c.seconds - (c.stones as f64 - 1.0) * 0.8 * t;
-                        (t, spare.min(1.5 * t).max(t))
+                        (t, spare.min(1.5 * t).max(t), c.stones > 1)
                     }
                     _ => {
                         let left = clock.map_or(main, |c| c.seconds);
                         let share = left / moves_left * phase;
                         let t = share + per_stone;
-                        (t, (share * 2.5).min(left / 8.0).max(share) + per_stone)
+                        let max = (share * 2.5).min(left / 8.0).max(share) + per_stone;
+                        (t, max, left > 0.0 || stones > 1)
                     }
                 }
             }
@@ -519,7 +525,7 @@ impl Engine {
             } => match clock {
                 Some(c) if c.stones > 0 => {
                     let t = c.seconds.min(period_time);
-                    (t, t)
+                    (t, t, false)
                 }
                 _ => {
                     let left = clock.map_or(main, |c| c.seconds);
@@ -527,6 +533,7 @@ impl Engine {
                     (
                         share + period_time,
                         (share * 2.5).min(left / 8.0).max(share) + period_time,
+                        left > 0.0,
                     )
                 }
             },
@@ -536,6 +543,7 @@ impl Engine {
         Budget {
             target: cut(target),
             max: cut(max),
+            bankable,
         }
     }
 
