@@ -1203,6 +1203,43 @@ pub fn free_handicap_points(size: usize, n: usize) -> Option<Vec<(usize, usize)>
 mod tests {
     use super::*;
 
+    /// Early stop only where unused time is kept: main time, or a Canadian period with
+    /// stones still to play after this one.
+    #[test]
+    fn unused_time_is_bankable_only_where_the_clock_keeps_it() {
+        let mut e = Engine::new(Rules::chinese(), Settings::default());
+        let bankable = |e: &Engine| e.move_budget(Color::Black).bankable;
+        assert!(!bankable(&e), "no time settings");
+        // tengen match --time-per-move 1: Canadian, no main time, one stone a period.
+        e.set_time_control(TimeControl::from_gtp(0.0, 1.0, 1));
+        assert!(!bankable(&e));
+        e.clocks[Color::Black.index()] = Some(Clock {
+            seconds: 1.0,
+            stones: 1,
+        });
+        assert!(!bankable(&e));
+        let b = e.move_budget(Color::Black);
+        assert_eq!(b.target, Duration::from_secs_f64(0.8), "1 s less the lag margin");
+        e.set_time_control(TimeControl::from_gtp(0.0, 10.0, 5));
+        e.clocks[Color::Black.index()] = Some(Clock {
+            seconds: 10.0,
+            stones: 5,
+        });
+        assert!(bankable(&e), "Canadian period with stones to come");
+        e.set_time_control(TimeControl::from_gtp(60.0, 0.0, 0));
+        assert!(bankable(&e), "absolute time");
+        e.set_time_control(TimeControl::Byoyomi {
+            main: 0.0,
+            period_time: 5.0,
+            periods: 3,
+        });
+        e.clocks[Color::Black.index()] = Some(Clock {
+            seconds: 5.0,
+            stones: 3,
+        });
+        assert!(!bankable(&e), "byo-yomi period");
+    }
+
     #[test]
     fn only_stones_inside_the_opponents_area_are_dead() {
         // A white stone at A1 inside Black's corner (A2, B2, B1): dead. A black stone in
