@@ -646,7 +646,20 @@ impl Engine {
         }) {
             return c.mv;
         }
-        if (wins && decided) || opponent_passed {
+        // A stone the opponent has just played into our area (judged dead), or one that
+        // puts a chain of ours beside it in atari, is answered, not passed over: in a 9x9
+        // game against GNU Go (f6b1af8, game 17) Tengen passed over such an invasion twice
+        // in a won game and lost.
+        let answer = match self.game.moves().last() {
+            Some(&(c, Move::Place(p))) if c == opponent => {
+                dead.contains(&p)
+                    || p.neighbors()
+                        .iter()
+                        .any(|&q| board.get(q) == Some(color) && board.in_atari(q))
+            }
+            _ => false,
+        };
+        if (wins && decided && !answer) || opponent_passed {
             return Move::Pass;
         }
         mv
@@ -1219,7 +1232,11 @@ mod tests {
         });
         assert!(!bankable(&e));
         let b = e.move_budget(Color::Black);
-        assert_eq!(b.target, Duration::from_secs_f64(0.8), "1 s less the lag margin");
+        assert_eq!(
+            b.target,
+            Duration::from_secs_f64(0.8),
+            "1 s less the lag margin"
+        );
         e.set_time_control(TimeControl::from_gtp(0.0, 10.0, 5));
         e.clocks[Color::Black.index()] = Some(Clock {
             seconds: 10.0,

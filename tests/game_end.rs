@@ -299,3 +299,25 @@ fn sorted_points(coords: &[(usize, usize)]) -> Vec<Point> {
     v.sort_unstable();
     v
 }
+
+/// From a 9x9 game against GNU Go (runs/gnu9-f6b1af8, game 17, move 56): no dame is left
+/// and White has won, but Black's C5 has just put White's B5 in atari. Passing lets Black
+/// capture it and break into White's corner; White answers at B4.
+#[test]
+fn answers_an_atari_in_a_won_game_with_no_dame_left() {
+    let rows = [
+        ". . . X O O . . .",
+        ". X . X X O . . .",
+        ". . . X O O O . .",
+        "X X X X X X O . .",
+        "X O . O O O . O O",
+        "O . O O X O O X X",
+        ". O X X X X X . X",
+        "O . O O X . . X .",
+        ". O O X X . . . X",
+    ];
+    let c5 = Move::Place(Point::from_coord(2, 4));
+    let mut e = engine(rules(7.5), &rows, Color::Black, &[(Color::Black, c5)]);
+    let b4 = Point::from_coord(1, 3);
+    assert_eq!(e.genmove(Color::White), Genmove::Place(b4));
+}
