@@ -660,6 +660,12 @@ impl Engine {
             _ => false,
         };
         if (wins && decided && !answer) || opponent_passed {
+            crate::log!(
+                2,
+                "game end: pass instead of {} (settled; {} dead stones; count wins: {wins}; opponent passed: {opponent_passed})",
+                crate::record::move_text(mv),
+                dead.len()
+            );
             return Move::Pass;
         }
         mv
