@@ -10,7 +10,8 @@ issue 8), with sgfmill's board, independent of Tengen's:
   area: an empty region of the board at that moment that only the opponent's stones
   border;
 - Tengen never passes over an atari: right after an opponent's stone that leaves a chain
-  of Tengen's beside it with one liberty, Tengen does not pass (it passed so in 5 of 7
+  of Tengen's beside it with one liberty, which extending would give two or more,
+  Tengen does not pass (it passed so in 5 of 7
   lost 9x9 games against GNU Go at f6b1af8, and the chain was captured).
 
 With `--tromp-taylor`, also: on every game that ends in passes, the Tromp-Taylor count of
@@ -88,12 +89,22 @@ def liberties(board, size, row, col):
 
 
 def ataris_beside(board, size, point, colour):
-    """Whether a chain of `colour` next to `point` has one liberty."""
+    """Whether a chain of `colour` next to `point` has one liberty, and extending on it
+    would give the chain two liberties or more (a chain that cannot be saved so may be
+    given up)."""
     r, c = point
     for nr, nc in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
         if 0 <= nr < size and 0 <= nc < size and board.get(nr, nc) == colour:
-            if len(liberties(board, size, nr, nc)) == 1:
-                return True
+            libs = liberties(board, size, nr, nc)
+            if len(libs) == 1:
+                (lr, lc), = libs
+                after = board.copy()
+                try:
+                    after.play(lr, lc, colour)
+                except ValueError:
+                    continue
+                if after.get(lr, lc) == colour and len(liberties(after, size, lr, lc)) >= 2:
+                    return True
     return False
 
 

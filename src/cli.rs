@@ -87,6 +87,10 @@ pub struct SearchArgs {
     /// Equivalent visits at an even win rate every candidate starts with.
     #[arg(long)]
     pub prior_even: Option<u32>,
+    /// Rate of the Moggy playouts' two-liberty answers (atari a chain next to the last
+    /// move that cannot escape, extend an own one to three liberties); 0: off.
+    #[arg(long)]
+    pub playout_two_libs: Option<f32>,
 }
 
 impl SearchArgs {
@@ -119,6 +123,9 @@ impl SearchArgs {
         }
         if let Some(v) = self.prior_even {
             settings.search.priors.even = v;
+        }
+        if let Some(v) = self.playout_two_libs {
+            settings.search.moggy.two_libs_rate = v.clamp(0.0, 1.0);
         }
     }
 }

@@ -19,6 +19,11 @@ pub struct MoggyConfig {
     pub atari_escape_rate: f32,
     /// Read ladders before escaping (an escape into a ladder is refused).
     pub ladder_check: bool,
+    /// Answer a chain next to the last move (or the last move's own) left with two
+    /// liberties: atari an enemy one where it cannot escape (its last liberty gives it
+    /// one at most, or two that a ladder takes), or extend an own one to three
+    /// liberties or more (Pachi's 2-liberty check, in a simple form).
+    pub two_libs_rate: f32,
     /// Play a 3x3 shape among the last move's eight neighbours.
     pub pattern_rate: f32,
     /// Refuse random moves that put `self_atari_stones` or more own stones in atari.
@@ -35,6 +40,7 @@ impl Default for MoggyConfig {
             capture_rate: 0.9,
             atari_escape_rate: 0.9,
             ladder_check: true,
+            two_libs_rate: 0.0,
             pattern_rate: 0.9,
             self_atari_rate: 0.95,
             self_atari_stones: 2,
@@ -151,6 +157,86 @@ impl Moggy {
         }
     }
 
+    /// See [`MoggyConfig::two_libs_rate`]: moves on the chains of `last` and next to it
+    /// that have exactly two liberties.
+    fn two_libs(&self, board: &mut Board, color: Color, last: Point) -> Candidates {
+        let mut out = Candidates::new();
+        let mut seen: SmallVec<[Point; 5]> = SmallVec::new();
+        let around = std::iter::once(last).chain(last.neighbors());
+        for n in around {
+            let Some(c) = board.get(n) else { continue };
+            let Some(id) = board.chain_id(n) else { continue };
+            if seen.contains(&id) {
+                continue;
+            }
+            seen.push(id);
+            if board.liberties_upto(n, 3) != 2 {
+                continue;
+            }
+            let libs = board.liberties(n);
+            for (i, &l) in libs.iter().enumerate() {
+                if out.contains(&l) || !board.is_legal(color, l) {
+                    continue;
+                }
+                if c == color {
+                    if board.liberties_after(color, l, 3) >= 3 {
+                        out.push(l);
+                    }
+                } else if board.self_atari(color, l).is_none() {
+                    let other = libs[1 - i];
+                    if self.atari_catches(board, color, n, l, other) {
+                        out.push(l);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether `color` playing `l` (a liberty of the enemy chain through `chain`, whose
+    /// other liberty is `other`) leaves that chain caught: it cannot capture a chain of
+    /// ours in atari next to it, and extending on `other` gives it one liberty at most,
+    /// or two that a ladder takes. Plays and undoes `l` on `board`.
+    fn atari_catches(
+        &self,
+        board: &mut Board,
+        color: Color,
+        chain: Point,
+        l: Point,
+        other: Point,
+    ) -> bool {
+        let enemy = color.opponent();
+        let u = board.place_undoable(color, l);
+        let mut caught = board.get(chain) == Some(enemy) && board.in_atari(chain);
+        if caught {
+            // A counter-capture: an own chain next to the enemy one in atari.
+            let mut s = chain;
+            let mut steps = 0;
+            'walk: loop {
+                for n in s.neighbors() {
+                    if board.get(n) == Some(color) && board.in_atari(n) {
+                        caught = false;
+                        break 'walk;
+                    }
+                }
+                steps += 1;
+                s = board.next_in_chain(s);
+                if s == chain || steps > 64 {
+                    break;
+                }
+            }
+        }
+        if caught && board.is_legal(enemy, other) {
+            caught = match board.liberties_after(enemy, other, 3) {
+                0 | 1 => true,
+                2 => board.escape_is_ladder(enemy, chain, other),
+                _ => false,
+            };
+        }
+        board.undo(u);
+        caught
+    }
+
     /// Empty neighbours of `last` (orthogonal and diagonal) where a 3x3 shape matches.
     fn pattern_moves(&self, board: &Board, color: Color, last: Point) -> Candidates {
         let mut out = Candidates::new();
@@ -181,6 +267,12 @@ impl PlayoutPolicy for Moggy {
             let t = self.tactical(board, color, last, rng);
             if !t.is_empty() {
                 return Some(t[rng.below(t.len())]);
+            }
+            if self.config.two_libs_rate > 0.0 && rng.chance(self.config.two_libs_rate) {
+                let t = self.two_libs(board, color, last);
+                if !t.is_empty() {
+                    return Some(t[rng.below(t.len())]);
+                }
             }
             if rng.chance(self.config.pattern_rate) {
                 let p = self.pattern_moves(board, color, last);
@@ -228,6 +320,61 @@ mod tests {
                 Some(p(4, 5))
             );
         }
+    }
+
+    fn two_libs_moggy() -> Moggy {
+        Moggy::new(MoggyConfig {
+            two_libs_rate: 1.0,
+            ..MoggyConfig::default()
+        })
+    }
+
+    #[test]
+    fn ataris_a_two_liberty_chain_that_cannot_escape() {
+        // White A1-B1 (last move B1) has the liberties B2 and C1. Black B2 drives it
+        // along the first line, a ladder; Black C1 lets it out at B2 with an atari on
+        // A2.
+        let mut b = Board::from_rows(&[
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            "X........",
+            "OO.......",
+        ])
+        .unwrap();
+        let p = |c, r| Point::from_coord(c, r);
+        let before = b.clone();
+        let moves = two_libs_moggy().two_libs(&mut b, Color::Black, p(1, 0));
+        assert_eq!(moves.as_slice(), &[p(1, 1)]);
+        assert_eq!(b.hash(), before.hash(), "the board is left as it was");
+    }
+
+    #[test]
+    fn extends_an_own_chain_left_with_two_liberties() {
+        // Black E5 between White D5 and E6 (last move E6): liberties E4 and F5, and
+        // either extension gives three or more.
+        let mut b = Board::from_rows(&[
+            ".........",
+            ".........",
+            ".........",
+            "....O....",
+            "...OX....",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+        ])
+        .unwrap();
+        let p = |c, r| Point::from_coord(c, r);
+        let mut moves = two_libs_moggy().two_libs(&mut b, Color::Black, p(4, 5)).to_vec();
+        moves.sort();
+        let mut want = vec![p(4, 3), p(5, 4)];
+        want.sort();
+        assert_eq!(moves, want);
     }
 
     #[test]
