@@ -308,6 +308,11 @@ impl std::fmt::Debug for Engine {
 /// The search's win rate from which the game counts as won for the end-of-game manners.
 const WON: f64 = 0.85;
 
+/// How surely the search must expect an empty point to end up its region's colour
+/// (ownership in [-1, 1]; 0.8: in nine simulations out of ten) before Tengen passes
+/// ahead of the opponent in a settled position.
+const OWNED: f32 = 0.8;
+
 /// Moves in a row below the resign threshold before resigning.
 const RESIGN_MOVES: u32 = 3;
 
@@ -617,13 +622,25 @@ impl Engine {
         }
         let (reach, _) = crate::score::regions(board, &dead);
         // Before the opponent passes, only a game that is over is touched: every empty
-        // point settled (no dame left). A high win rate alone is not enough: in a live
-        // game a move inside one's own area is often the one that makes the eyes, and the
-        // judged areas are a guess; passing there gave the opponent free moves (in 52 of
-        // 100 9x9 games against GNU Go at d16e3ff, at moves 24 to 57, and some were lost).
+        // point settled (no dame left), and the search expecting each to end up as it
+        // stands (its ownership at least OWNED for the region's colour). A high win rate
+        // alone is not enough: in a live game a move inside one's own area is often the
+        // one that makes the eyes, and the judged areas are a guess; passing there gave
+        // the opponent free moves (in 52 of 100 9x9 games against GNU Go at d16e3ff, at
+        // moves 24 to 57, and some were lost). Nor is "no dame" alone: two walls can
+        // split an open 9x9 board into two regions each touched by one colour, and the
+        // opponent invades (73419c7, game 27: a pass at move 26, lost by 21.5).
+        let expected = |p: Point| {
+            let own = a.ownership.get(p.index()).copied().unwrap_or(0.0);
+            match reach[p.index()] {
+                1 => own >= OWNED,
+                2 => own <= -OWNED,
+                _ => false,
+            }
+        };
         let decided = board
             .points()
-            .all(|p| board.get(p).is_some() || matches!(reach[p.index()], 1 | 2));
+            .all(|p| board.get(p).is_some() || expected(p));
         if !opponent_passed && !decided {
             return mv;
         }

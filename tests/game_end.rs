@@ -86,24 +86,27 @@ fn losing_side_does_not_throw_stones_into_settled_areas_after_a_pass() {
     assert!(matches!(m, Genmove::Pass | Genmove::Resign), "{m:?}");
 }
 
-/// Black owns columns A-F (54 points), White G-J (27): a won game for Black.
-const WIDE: [&str; 9] = [
-    ". . . . . X O . .",
-    ". . . . . X O . .",
-    ". . . . . X O . .",
-    ". . . . . X O . .",
-    ". . . . . X O . .",
-    ". . . . . X O . .",
-    ". . . . . X O . .",
-    ". . . . . X O . .",
-    ". . . . . X O . .",
+/// Black owns columns A-F (54 points), White G-J (27): a won game for Black. Every
+/// empty point is a one-point eye, so nothing is left to invade (an open area, however
+/// walled, is not settled for the search: see
+/// `does_not_pass_while_an_open_area_can_be_invaded`). White's J1 is played after.
+const EYES: [&str; 9] = [
+    ". X . X . X O . O",
+    "X X X X X X O O O",
+    ". X . X . X O . O",
+    "X X X X X X O O O",
+    ". X . X . X O . O",
+    "X X X X X X O O O",
+    ". X . X . X O . O",
+    "X X X X X X O O O",
+    ". X . X . X O . .",
 ];
 
 #[test]
 fn does_not_fill_its_own_area_when_the_game_is_won() {
     // White has just played (no pass): Black's only moves are inside settled areas.
     let j1 = Move::Place(Point::from_coord(8, 0));
-    let mut e = engine(rules(7.5), &WIDE, Color::White, &[(Color::White, j1)]);
+    let mut e = engine(rules(7.5), &EYES, Color::White, &[(Color::White, j1)]);
     assert_eq!(e.genmove(Color::Black), Genmove::Pass);
 }
 
@@ -320,4 +323,27 @@ fn answers_an_atari_in_a_won_game_with_no_dame_left() {
     let mut e = engine(rules(7.5), &rows, Color::Black, &[(Color::Black, c5)]);
     let b4 = Point::from_coord(1, 3);
     assert_eq!(e.genmove(Color::White), Genmove::Place(b4));
+}
+
+/// From a 9x9 game against GNU Go (runs/gnu9-73419c7, game 27, move 26): two walls split
+/// the board, every empty point touches one colour only (no dame) and the count wins
+/// for White, but the bottom is wide open and Black invades there (GNU Go did, and won
+/// by 21.5 after Tengen passed). White plays on.
+#[test]
+fn does_not_pass_while_an_open_area_can_be_invaded() {
+    let rows = [
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . X X . . . .",
+        ". . . X O X X X X",
+        ". . . X O X O O O",
+        ". X X O O O O . .",
+        "X O O . . . . . .",
+        "O . . . . . . . .",
+        ". . . . . . . . .",
+    ];
+    let a4 = Move::Place(Point::from_coord(0, 3));
+    let mut e = engine(rules(7.5), &rows, Color::Black, &[(Color::Black, a4)]);
+    let m = e.genmove(Color::White);
+    assert!(matches!(m, Genmove::Place(_)), "{m:?}");
 }

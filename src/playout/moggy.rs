@@ -165,7 +165,9 @@ impl Moggy {
         let around = std::iter::once(last).chain(last.neighbors());
         for n in around {
             let Some(c) = board.get(n) else { continue };
-            let Some(id) = board.chain_id(n) else { continue };
+            let Some(id) = board.chain_id(n) else {
+                continue;
+            };
             if seen.contains(&id) {
                 continue;
             }
@@ -370,7 +372,9 @@ mod tests {
         ])
         .unwrap();
         let p = |c, r| Point::from_coord(c, r);
-        let mut moves = two_libs_moggy().two_libs(&mut b, Color::Black, p(4, 5)).to_vec();
+        let mut moves = two_libs_moggy()
+            .two_libs(&mut b, Color::Black, p(4, 5))
+            .to_vec();
         moves.sort();
         let mut want = vec![p(4, 3), p(5, 4)];
         want.sort();
