@@ -31,23 +31,32 @@ import sys
 from sgfmill import boards, sgf
 
 
-def region_owner(board, size, row, col):
-    """The colour that alone borders the empty region of (row, col), else None."""
+def flood(board, size, row, col):
+    """The points connected to (row, col) that hold what it holds (a chain, or an empty
+    region), the empty points next to them, and the colours of the stones next to them."""
+    kind = board.get(row, col)
     seen = {(row, col)}
     stack = [(row, col)]
-    border = set()
+    empties, colours = set(), set()
     while stack:
         r, c = stack.pop()
         for nr, nc in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
-            if not (0 <= nr < size and 0 <= nc < size):
+            if not (0 <= nr < size and 0 <= nc < size) or (nr, nc) in seen:
                 continue
-            colour = board.get(nr, nc)
-            if colour is None:
-                if (nr, nc) not in seen:
-                    seen.add((nr, nc))
-                    stack.append((nr, nc))
+            v = board.get(nr, nc)
+            if v == kind:
+                seen.add((nr, nc))
+                stack.append((nr, nc))
+            elif v is None:
+                empties.add((nr, nc))
             else:
-                border.add(colour)
+                colours.add(v)
+    return seen, empties, colours
+
+
+def region_owner(board, size, row, col):
+    """The colour that alone borders the empty region of (row, col), else None."""
+    border = flood(board, size, row, col)[2]
     return border.pop() if len(border) == 1 else None
 
 
@@ -72,20 +81,7 @@ def tromp_taylor(board, size, komi):
 
 def liberties(board, size, row, col):
     """The liberties of the chain at (row, col)."""
-    colour = board.get(row, col)
-    seen, libs, stack = {(row, col)}, set(), [(row, col)]
-    while stack:
-        r, c = stack.pop()
-        for nr, nc in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
-            if not (0 <= nr < size and 0 <= nc < size):
-                continue
-            v = board.get(nr, nc)
-            if v is None:
-                libs.add((nr, nc))
-            elif v == colour and (nr, nc) not in seen:
-                seen.add((nr, nc))
-                stack.append((nr, nc))
-    return libs
+    return flood(board, size, row, col)[1]
 
 
 def ataris_beside(board, size, point, colour):
