@@ -20,9 +20,9 @@ pub struct MoggyConfig {
     /// Read ladders before escaping (an escape into a ladder is refused).
     pub ladder_check: bool,
     /// Answer a chain next to the last move (or the last move's own) left with two
-    /// liberties: atari an enemy one where it cannot escape (its last liberty gives it
-    /// one at most, or two that a ladder takes), or extend an own one to three
-    /// liberties or more (Pachi's 2-liberty check, in a simple form).
+    /// liberties: atari an enemy one where it cannot escape ([`Board::atari_catches`]),
+    /// or extend an own one to three liberties or more (Pachi's 2-liberty check, in a
+    /// simple form).
     pub two_libs_rate: f32,
     /// Play a 3x3 shape among the last move's eight neighbours.
     pub pattern_rate: f32,
@@ -175,68 +175,21 @@ impl Moggy {
             if board.liberties_upto(n, 3) != 2 {
                 continue;
             }
-            let libs = board.liberties(n);
-            for (i, &l) in libs.iter().enumerate() {
+            for l in board.liberties(n) {
                 if out.contains(&l) || !board.is_legal(color, l) {
                     continue;
                 }
-                if c == color {
-                    if board.liberties_after(color, l, 3) >= 3 {
-                        out.push(l);
-                    }
-                } else if board.self_atari(color, l).is_none() {
-                    let other = libs[1 - i];
-                    if self.atari_catches(board, color, n, l, other) {
-                        out.push(l);
-                    }
+                let answers = if c == color {
+                    board.liberties_after(color, l, 3) >= 3
+                } else {
+                    board.atari_catches(color, n, l)
+                };
+                if answers {
+                    out.push(l);
                 }
             }
         }
         out
-    }
-
-    /// Whether `color` playing `l` (a liberty of the enemy chain through `chain`, whose
-    /// other liberty is `other`) leaves that chain caught: it cannot capture a chain of
-    /// ours in atari next to it, and extending on `other` gives it one liberty at most,
-    /// or two that a ladder takes. Plays and undoes `l` on `board`.
-    fn atari_catches(
-        &self,
-        board: &mut Board,
-        color: Color,
-        chain: Point,
-        l: Point,
-        other: Point,
-    ) -> bool {
-        let enemy = color.opponent();
-        let u = board.place_undoable(color, l);
-        let mut caught = board.get(chain) == Some(enemy) && board.in_atari(chain);
-        if caught {
-            // A counter-capture: an own chain next to the enemy one in atari.
-            let mut s = chain;
-            let mut steps = 0;
-            'walk: loop {
-                for n in s.neighbors() {
-                    if board.get(n) == Some(color) && board.in_atari(n) {
-                        caught = false;
-                        break 'walk;
-                    }
-                }
-                steps += 1;
-                s = board.next_in_chain(s);
-                if s == chain || steps > 64 {
-                    break;
-                }
-            }
-        }
-        if caught && board.is_legal(enemy, other) {
-            caught = match board.liberties_after(enemy, other, 3) {
-                0 | 1 => true,
-                2 => board.escape_is_ladder(enemy, chain, other),
-                _ => false,
-            };
-        }
-        board.undo(u);
-        caught
     }
 
     /// Empty neighbours of `last` (orthogonal and diagonal) where a 3x3 shape matches.
