@@ -11,8 +11,8 @@ issue 8), with sgfmill's board, independent of Tengen's:
   border;
 - Tengen never passes over an atari: right after an opponent's stone that leaves a chain
   of Tengen's beside it with one liberty, which extending would give two or more,
-  Tengen does not pass (it passed so in 5 of 7
-  lost 9x9 games against GNU Go at f6b1af8, and the chain was captured).
+  Tengen does not pass (it passed so in 5 of 7 lost 9x9 games against GNU Go at
+  f6b1af8, and the chain was captured).
 
 With `--tromp-taylor`, also: on every game that ends in passes, the Tromp-Taylor count of
 the final board (every stone alive: stones plus empty regions only one colour reaches,
