@@ -55,7 +55,7 @@ enum Sub {
     Match(Box<tengen::matches::MatchArgs>),
     /// One game of Tengen against itself (same engine options as GTP mode): the board and
     /// each move's time on stderr, the result and the SGF at the end.
-    Selfplay(tengen::selfplay::SelfplayArgs),
+    Selfplay(Box<tengen::selfplay::SelfplayArgs>),
     /// Review a game record: every position analysed, the record written back with each
     /// move's win rate (SBKV) and score lead, Tengen's variation where a move lost much,
     /// each side's biggest mistakes on stdout, and with --plot a win-rate graph (SVG).
@@ -63,6 +63,9 @@ enum Sub {
     /// Fit the move model (feature and pattern strengths) to game records with Coulom's
     /// minorization-maximization; a tenth of the games held out to measure prediction.
     TrainPatterns(tengen::policy::train::TrainArgs),
+    /// Fit the playouts' learned local softmax (a strength per 3x3 shape around the last
+    /// move, and one for a move elsewhere) to game records; a tenth held out.
+    TrainLocal(tengen::policy::local_train::LocalTrainArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -127,6 +130,7 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Some(Sub::TrainPatterns(args)) => tengen::policy::train::run(&args),
+        Some(Sub::TrainLocal(args)) => tengen::policy::local_train::run(&args),
         Some(Sub::Review(args)) => {
             tengen::review::run(&args)?;
             Ok(())
