@@ -91,6 +91,11 @@ pub struct SearchArgs {
     /// move that cannot escape, extend an own one to three liberties); 0: off.
     #[arg(long)]
     pub playout_two_libs: Option<f32>,
+    /// Temperature of the playouts' learned local softmax around the last move (the
+    /// strengths of `weights/local3x3.bin`), which then replaces the hand-written 3x3
+    /// shapes; 0: the hand-written shapes.
+    #[arg(long)]
+    pub playout_local: Option<f32>,
 }
 
 impl SearchArgs {
@@ -126,6 +131,13 @@ impl SearchArgs {
         }
         if let Some(v) = self.playout_two_libs {
             settings.search.moggy.two_libs_rate = v.clamp(0.0, 1.0);
+        }
+        if let Some(v) = self.playout_local {
+            settings.search.moggy.local_temperature = if v.is_finite() {
+                v.clamp(0.0, 100.0)
+            } else {
+                0.0
+            };
         }
     }
 }

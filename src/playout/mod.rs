@@ -3,9 +3,11 @@
 //! escapes with a ladder read, 3x3 patterns around the last move, no big self-ataris).
 //! No I/O here; `bench` measures throughput for `tengen bench` and the criterion benches.
 
+pub mod local;
 mod moggy;
 pub mod patterns;
 
+pub(crate) use moggy::local_points;
 pub use moggy::{Moggy, MoggyConfig};
 
 use rand::{rngs::SmallRng, RngCore, SeedableRng};
@@ -24,6 +26,12 @@ impl PlayoutRng {
 
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
+    }
+
+    /// Uniform in [0, 1).
+    #[inline]
+    pub fn unit(&mut self) -> f32 {
+        (self.0.next_u32() >> 8) as f32 * (1.0 / 16_777_216.0)
     }
 
     /// True with probability `rate` (in [0, 1]).

@@ -105,7 +105,7 @@ fn positions_of(text: &str, size: usize) -> Vec<Position> {
 }
 
 /// Records under `paths` (folders searched recursively), sorted.
-fn record_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn record_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     fn walk(p: &Path, out: &mut Vec<PathBuf>) {
         if p.is_dir() {
             if let Ok(rd) = std::fs::read_dir(p) {
@@ -126,7 +126,11 @@ fn record_files(paths: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// Splits `items` into `threads` chunks and maps them in parallel, keeping order.
-fn par_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub(crate) fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
     let chunk = items.len().div_ceil(threads.max(1)).max(1);
     std::thread::scope(|s| {
         let handles: Vec<_> = items
