@@ -10,9 +10,11 @@
 //! virtual win and loss against a strength of 1 as the prior).
 //!
 //! Every tenth game is held out; on it the log-likelihood a position of the fitted
-//! softmax is printed beside that of the hand-written shapes' choice (`--playout-local
-//! 0`: a uniform choice among the matching shapes nine times in ten, else a uniform
-//! random move), both as the probability of the local point played or of elsewhere.
+//! softmax is printed beside that of the same softmax without shapes (every local point
+//! 1, elsewhere fitted alone) and that of the hand-written shapes' choice
+//! (`--playout-local 0`: a uniform choice among the matching shapes nine times in ten,
+//! else a uniform random move), each as the probability of the local point played or of
+//! elsewhere.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -234,6 +236,16 @@ pub fn run(args: &LocalTrainArgs) -> anyhow::Result<()> {
     }
     let learned = log_likelihood(&test, &gam, &index);
     let hand = hand_log_likelihood(&test);
+    // The baseline with no shapes: every local point 1, elsewhere fitted alone.
+    let mut flat = vec![1.0f64; n];
+    for _ in 0..args.rounds {
+        let den: f64 = train
+            .iter()
+            .map(|p| 1.0 / (flat[0] + p.codes.len() as f64))
+            .sum();
+        flat[0] = wins[0] / den;
+    }
+    let uniform = log_likelihood(&test, &flat, &index);
     let pairs: Vec<(u16, f32)> = codes
         .iter()
         .enumerate()
@@ -242,7 +254,7 @@ pub fn run(args: &LocalTrainArgs) -> anyhow::Result<()> {
     let bytes = LocalTable::to_bytes(gam[0] as f32, &pairs);
     std::fs::write(&args.out, &bytes)?;
     println!(
-        "positions_train={} positions_test={} shapes={} elsewhere={:.3} heldout_ll={learned:.4} hand_ll={hand:.4} bytes={} out={}",
+        "positions_train={} positions_test={} shapes={} elsewhere={:.3} heldout_ll={learned:.4} uniform_ll={uniform:.4} hand_ll={hand:.4} bytes={} out={}",
         train.len(),
         test.len(),
         codes.len(),
