@@ -90,19 +90,20 @@ fn saves_a_big_chain_in_atari() {
     assert_eq!(mv, Move::Place(libs[0]));
 }
 
-#[test]
-fn train_patterns_end_to_end() {
-    // The 13 AlphaGo games (against Lee Sedol and others), 3 of them held out.
+/// Runs `tengen SUBCOMMAND` with `args` on the 13 AlphaGo games (against Lee Sedol and
+/// others) twice, checks that both runs write the same file, and gives the summary line
+/// (stdout) and the file.
+fn train_twice(subcommand: &str, args: &[&str]) -> (String, Vec<u8>) {
     let dir = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../shared/corpora/computer-go-dataset-ai/AlphaGo"
     );
-    let tmp = std::env::temp_dir().join(format!("tengen-train-{}", std::process::id()));
+    let tmp = std::env::temp_dir().join(format!("tengen-{subcommand}-{}", std::process::id()));
     let run = |out: &str| {
         let o = Command::new(env!("CARGO_BIN_EXE_tengen"))
-            .arg("train-patterns")
+            .arg(subcommand)
             .arg(dir)
-            .args(["--rounds", "2", "--min-count", "2", "--hold-out-every", "4"])
+            .args(args)
             .arg("--out")
             .arg(tmp.join(out))
             .output()
@@ -119,64 +120,49 @@ fn train_patterns_end_to_end() {
         std::fs::read(tmp.join("b.bin")).unwrap(),
         "deterministic"
     );
-    let m = Model::from_bytes(&a).expect("a model");
-    assert!(!m.spatial.is_empty());
-    // Held out: 3 games. Chance is well under 1%; the model must do far better.
-    let top1: f64 = line
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix("top1="))
+    std::fs::remove_dir_all(&tmp).ok();
+    (line, a)
+}
+
+/// The number after `name` in a summary line.
+fn field(line: &str, name: &str) -> f64 {
+    line.split_whitespace()
+        .find_map(|w| w.strip_prefix(name))
         .unwrap()
         .parse()
-        .unwrap();
-    assert!(top1 > 0.15, "{line}");
-    std::fs::remove_dir_all(&tmp).ok();
+        .unwrap()
+}
+
+#[test]
+fn train_patterns_end_to_end() {
+    // 3 of the 13 games held out.
+    let (line, a) = train_twice(
+        "train-patterns",
+        &["--rounds", "2", "--min-count", "2", "--hold-out-every", "4"],
+    );
+    let m = Model::from_bytes(&a).expect("a model");
+    assert!(!m.spatial.is_empty());
+    // Chance is well under 1%; the model must do far better.
+    assert!(field(&line, "top1=") > 0.15, "{line}");
 }
 
 #[test]
 fn train_local_end_to_end() {
-    // The playouts' local softmax fitted on the 13 AlphaGo games, a quarter held out: the
-    // same file twice, a table that loads, and on the held-out positions a better
-    // log-likelihood than the same softmax without shapes and than the hand-written
-    // shapes' choice.
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpora/computer-go-dataset-ai/AlphaGo"
-    );
-    let tmp = std::env::temp_dir().join(format!("tengen-local-{}", std::process::id()));
-    let run = |out: &str| {
-        let o = Command::new(env!("CARGO_BIN_EXE_tengen"))
-            .arg("train-local")
-            .arg(dir)
-            .args(["--rounds", "10", "--hold-out-every", "4"])
-            .arg("--out")
-            .arg(tmp.join(out))
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        String::from_utf8(o.stdout).unwrap()
-    };
-    std::fs::create_dir_all(&tmp).unwrap();
-    let line = run("a.bin");
-    run("b.bin");
-    let a = std::fs::read(tmp.join("a.bin")).unwrap();
-    assert_eq!(
-        a,
-        std::fs::read(tmp.join("b.bin")).unwrap(),
-        "deterministic"
-    );
+    // The playouts' local softmax, a quarter of the games held out: a table that loads,
+    // and on the held-out positions a better log-likelihood than the same softmax
+    // without shapes and than the hand-written shapes' choice.
+    let (line, a) = train_twice("train-local", &["--rounds", "10", "--hold-out-every", "4"]);
     let t = tengen::playout::local::LocalTable::from_bytes(&a).expect("a local table");
     assert!(
         t.elsewhere > 1.0,
         "most moves are played away from the last one"
     );
-    let field = |name: &str| -> f64 {
-        line.split_whitespace()
-            .find_map(|w| w.strip_prefix(name))
-            .unwrap()
-            .parse()
-            .unwrap()
-    };
-    assert!(field("heldout_ll=") > field("uniform_ll=") + 0.05, "{line}");
-    assert!(field("heldout_ll=") > field("hand_ll=") + 0.3, "{line}");
-    std::fs::remove_dir_all(&tmp).ok();
+    assert!(
+        field(&line, "heldout_ll=") > field(&line, "uniform_ll=") + 0.05,
+        "{line}"
+    );
+    assert!(
+        field(&line, "heldout_ll=") > field(&line, "hand_ll=") + 0.3,
+        "{line}"
+    );
 }

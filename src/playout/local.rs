@@ -12,6 +12,7 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::patterns::symmetric;
 use crate::board::Color;
 
 const MAGIC: &[u8; 8] = b"TGLOC3\0\0";
@@ -45,21 +46,11 @@ const CELLS: [(usize, usize); 8] = [
     (2, 2),
 ];
 
-/// `code` under symmetry `sym` (0..8: bit 0 mirrors columns, bit 1 rows, bit 2 swaps
-/// rows and columns).
+/// `code` under symmetry `sym` (see [`symmetric`]).
 pub fn transform(code: u16, sym: u8) -> u16 {
     let mut out = 0u16;
     for (i, &(r, c)) in CELLS.iter().enumerate() {
-        let (mut rr, mut cc) = (r, c);
-        if sym & 1 != 0 {
-            cc = 2 - cc;
-        }
-        if sym & 2 != 0 {
-            rr = 2 - rr;
-        }
-        if sym & 4 != 0 {
-            std::mem::swap(&mut rr, &mut cc);
-        }
+        let (rr, cc) = symmetric(r, c, sym);
         let j = CELLS.iter().position(|&x| x == (rr, cc)).expect("a cell");
         out |= ((code >> (2 * i)) & 3) << (2 * j);
     }

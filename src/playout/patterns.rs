@@ -51,6 +51,22 @@ impl Pattern3Table {
     }
 }
 
+/// Cell `(r, c)` of a 3x3 grid under symmetry `sym` (0..8: bit 0 mirrors columns, bit 1
+/// rows, bit 2 swaps rows and columns).
+pub fn symmetric(r: usize, c: usize, sym: u8) -> (usize, usize) {
+    let (mut r, mut c) = (r, c);
+    if sym & 1 != 0 {
+        c = 2 - c;
+    }
+    if sym & 2 != 0 {
+        r = 2 - r;
+    }
+    if sym & 4 != 0 {
+        std::mem::swap(&mut r, &mut c);
+    }
+    (r, c)
+}
+
 /// The table, built on first use (a few milliseconds).
 pub fn table() -> &'static Pattern3Table {
     static TABLE: OnceLock<Pattern3Table> = OnceLock::new();
@@ -90,16 +106,7 @@ fn build() -> Pattern3Table {
                 let mut g = [[' '; 3]; 3];
                 for (r, row) in grid.iter().enumerate() {
                     for (c, &ch) in row.iter().enumerate() {
-                        let (mut rr, mut cc) = (r, c);
-                        if sym & 1 != 0 {
-                            cc = 2 - cc;
-                        }
-                        if sym & 2 != 0 {
-                            rr = 2 - rr;
-                        }
-                        if sym & 4 != 0 {
-                            std::mem::swap(&mut rr, &mut cc);
-                        }
+                        let (rr, cc) = symmetric(r, c, sym);
                         g[rr][cc] = if swap { swap_colours(ch) } else { ch };
                     }
                 }

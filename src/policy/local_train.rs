@@ -31,7 +31,7 @@ use crate::record::{game_from_record, move_of_sgf};
 use crate::rules::Rules;
 use crate::sgf;
 
-use super::train::{par_map, record_files};
+use super::train::{read_split, Split};
 
 /// Options of `tengen train-local`.
 #[derive(Args, Debug, Clone)]
@@ -164,25 +164,11 @@ fn hand_log_likelihood(positions: &[Position]) -> f64 {
 /// Runs `tengen train-local`.
 pub fn run(args: &LocalTrainArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
-    let files = record_files(&args.paths);
-    anyhow::ensure!(!files.is_empty(), "no SGF files under {:?}", args.paths);
-    let every = args.hold_out_every.max(2);
-    let per_game: Vec<(bool, Vec<Position>)> = par_map(
-        &files.iter().enumerate().collect::<Vec<_>>(),
-        args.threads,
-        |(i, path)| {
-            let text = std::fs::read_to_string(path).unwrap_or_default();
-            ((i + 1) % every == 0, positions_of(&text, args.size))
-        },
-    );
-    let (mut train, mut test) = (Vec::new(), Vec::new());
-    for (t, ps) in per_game {
-        if t {
-            test.extend(ps);
-        } else {
-            train.extend(ps);
-        }
-    }
+    let Split {
+        files, train, test, ..
+    } = read_split(&args.paths, args.hold_out_every, args.threads, |text| {
+        positions_of(text, args.size)
+    })?;
     anyhow::ensure!(!train.is_empty(), "no training positions");
     // Index 0 is elsewhere; codes in order of first appearance.
     let mut index: HashMap<u16, usize> = HashMap::new();
@@ -202,8 +188,7 @@ pub fn run(args: &LocalTrainArgs) -> anyhow::Result<()> {
     }
     let elsewhere_share = wins[0] / train.len() as f64;
     eprintln!(
-        "{} records: {} training positions ({:.1}% played elsewhere), {} held out, {} shapes ({:.1} s)",
-        files.len(),
+        "{files} records: {} training positions ({:.1}% played elsewhere), {} held out, {} shapes ({:.1} s)",
         train.len(),
         100.0 * elsewhere_share,
         test.len(),

@@ -105,7 +105,7 @@ fn positions_of(text: &str, size: usize) -> Vec<Position> {
 }
 
 /// Records under `paths` (folders searched recursively), sorted.
-pub(crate) fn record_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+fn record_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     fn walk(p: &Path, out: &mut Vec<PathBuf>) {
         if p.is_dir() {
             if let Ok(rd) = std::fs::read_dir(p) {
@@ -126,11 +126,7 @@ pub(crate) fn record_files(paths: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// Splits `items` into `threads` chunks and maps them in parallel, keeping order.
-pub(crate) fn par_map<T: Sync, R: Send>(
-    items: &[T],
-    threads: usize,
-    f: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
+fn par_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let chunk = items.len().div_ceil(threads.max(1)).max(1);
     std::thread::scope(|s| {
         let handles: Vec<_> = items
@@ -311,18 +307,34 @@ fn harvest(
     (kept, index, counts.len())
 }
 
-/// Runs `tengen train-patterns`.
-pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
-    let t0 = Instant::now();
-    let files = record_files(&args.paths);
-    anyhow::ensure!(!files.is_empty(), "no SGF files under {:?}", args.paths);
-    let every = args.hold_out_every.max(2);
-    let per_game: Vec<(bool, Vec<Position>)> = par_map(
+/// The positions of the records under `paths`, split into training and held out.
+pub(crate) struct Split<P> {
+    /// Records read.
+    pub files: usize,
+    pub train: Vec<P>,
+    pub test: Vec<P>,
+    /// Records that gave positions, and those of them held out.
+    pub games: usize,
+    pub test_games: usize,
+}
+
+/// Reads the records under `paths` on `threads` threads, each through `positions`, and
+/// holds out every `every`-th (at least every second) in path order.
+pub(crate) fn read_split<P: Send>(
+    paths: &[PathBuf],
+    every: usize,
+    threads: usize,
+    positions: impl Fn(&str) -> Vec<P> + Sync,
+) -> anyhow::Result<Split<P>> {
+    let files = record_files(paths);
+    anyhow::ensure!(!files.is_empty(), "no SGF files under {paths:?}");
+    let every = every.max(2);
+    let per_game: Vec<(bool, Vec<P>)> = par_map(
         &files.iter().enumerate().collect::<Vec<_>>(),
-        args.threads,
+        threads,
         |(i, path)| {
             let text = std::fs::read_to_string(path).unwrap_or_default();
-            ((i + 1) % every == 0, positions_of(&text, args.size))
+            ((i + 1) % every == 0, positions(&text))
         },
     );
     let games = per_game.iter().filter(|(_, p)| !p.is_empty()).count();
@@ -335,10 +347,30 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
             train.extend(ps);
         }
     }
+    Ok(Split {
+        files: files.len(),
+        train,
+        test,
+        games,
+        test_games,
+    })
+}
+
+/// Runs `tengen train-patterns`.
+pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
+    let t0 = Instant::now();
+    let Split {
+        files,
+        train,
+        test,
+        games,
+        test_games,
+    } = read_split(&args.paths, args.hold_out_every, args.threads, |text| {
+        positions_of(text, args.size)
+    })?;
     let candidates: usize = train.iter().map(|p| p.candidates.len()).sum();
     eprintln!(
-        "{} records, {games} games of {}x{}: {} training positions ({candidates} candidates) from {} games, {} test positions from {test_games} games ({:.1} s)",
-        files.len(),
+        "{files} records, {games} games of {}x{}: {} training positions ({candidates} candidates) from {} games, {} test positions from {test_games} games ({:.1} s)",
         args.size,
         args.size,
         train.len(),
