@@ -87,6 +87,10 @@ pub struct SearchArgs {
     /// Equivalent visits at an even win rate every candidate starts with.
     #[arg(long)]
     pub prior_even: Option<u32>,
+    /// Wins added to the learned prior of a move that captures or saves a chain of 3
+    /// stones or more, per 3 stones (up to 12); 0: none.
+    #[arg(long)]
+    pub prior_tactics: Option<u32>,
     /// Rate of the Moggy playouts' two-liberty answers (atari a chain next to the last
     /// move that cannot escape, extend an own one to three liberties); 0: off.
     #[arg(long)]
@@ -96,6 +100,17 @@ pub struct SearchArgs {
     /// shapes; 0: the hand-written shapes.
     #[arg(long)]
     pub playout_local: Option<f32>,
+    /// Rate of the playouts' global atari answers: capture an enemy chain in atari, or
+    /// save an own one, anywhere on the board (chains of `--playout-global-stones` or
+    /// more); 0: off.
+    #[arg(long)]
+    pub playout_global: Option<f32>,
+    #[arg(long)]
+    pub playout_global_stones: Option<usize>,
+    /// Rate of the playouts' nakade answers (the vital point of a small eye space next
+    /// to the last move); 0: off.
+    #[arg(long)]
+    pub playout_nakade: Option<f32>,
 }
 
 impl SearchArgs {
@@ -128,6 +143,18 @@ impl SearchArgs {
         }
         if let Some(v) = self.prior_even {
             settings.search.priors.even = v;
+        }
+        if let Some(v) = self.prior_tactics {
+            settings.search.priors.big_tactics = v;
+        }
+        if let Some(v) = self.playout_global {
+            settings.search.moggy.global_atari_rate = v.clamp(0.0, 1.0);
+        }
+        if let Some(v) = self.playout_nakade {
+            settings.search.moggy.nakade_rate = v.clamp(0.0, 1.0);
+        }
+        if let Some(v) = self.playout_global_stones {
+            settings.search.moggy.global_atari_stones = v.max(1);
         }
         if let Some(v) = self.playout_two_libs {
             settings.search.moggy.two_libs_rate = v.clamp(0.0, 1.0);

@@ -543,7 +543,9 @@ impl Engine {
                 }
             },
         };
-        let margin = self.settings.lag_margin.max(0.1 * max);
+        // At least 3% of the most time, whatever the lag margin: the search's own
+        // overrun (stopping the workers, the final judgement) is a few tens of ms.
+        let margin = self.settings.lag_margin.max(0.03 * max);
         let cut = |s: f64| Duration::from_secs_f64((s - margin).max(0.05).min(s.max(0.05)));
         Budget {
             target: cut(target),
@@ -949,6 +951,9 @@ impl Engine {
         // search keeps the hand-written priors (and their expansion threshold).
         config.priors.learned = 0;
         config.expand_visits = HAND_PRIOR_EXPAND_VISITS;
+        // And the playouts it was checked with against the game records' counts.
+        config.moggy.nakade_rate = 0.0;
+        config.moggy.global_atari_rate = 0.0;
         config.max_memory = config.max_memory.min(STATUS_MEMORY);
         let mut search = Search::new(config);
         let limits = Limits {
@@ -1260,6 +1265,13 @@ mod tests {
             Duration::from_secs_f64(0.8),
             "1 s less the lag margin"
         );
+        // A smaller lag margin gives more time, down to 3% of the move's time kept back.
+        let target = |e: &Engine| e.move_budget(Color::Black).target.as_secs_f64();
+        e.settings.lag_margin = 0.05;
+        assert!((target(&e) - 0.95).abs() < 1e-6);
+        e.settings.lag_margin = 0.0;
+        assert!((target(&e) - 0.97).abs() < 1e-6);
+        e.settings.lag_margin = 0.2;
         e.set_time_control(TimeControl::from_gtp(0.0, 10.0, 5));
         e.clocks[Color::Black.index()] = Some(Clock {
             seconds: 10.0,

@@ -27,6 +27,29 @@ impl Board {
         Point(self.next[p.index()])
     }
 
+    /// Every chain on the board in atari with at least `min_stones` stones, once each:
+    /// `f(stone of the chain, its liberty, its stones)`. One pass over the points.
+    pub fn for_each_atari_chain(&self, min_stones: usize, mut f: impl FnMut(Point, Point, usize)) {
+        let n = self.size;
+        for row in 0..n {
+            for col in 0..n {
+                let p = Point::from_coord(col, row);
+                let i = p.index();
+                if self.head[i] as usize != i || self.cells[i].color().is_none() {
+                    continue;
+                }
+                let stones = self.stones[i] as usize;
+                if stones >= min_stones && self.libs[i] > 0 && self.in_atari_head(i) {
+                    f(
+                        p,
+                        Point((self.lib_sum[i] / self.libs[i] as u32) as u16),
+                        stones,
+                    );
+                }
+            }
+        }
+    }
+
     /// The liberty of the chain through `p` if that chain is in atari.
     #[inline]
     pub fn atari_liberty(&self, p: Point) -> Option<Point> {

@@ -27,6 +27,17 @@ pub struct MoggyConfig {
     /// or extend an own one to three liberties or more (Pachi's 2-liberty check, in a
     /// simple form).
     pub two_libs_rate: f32,
+    /// Play the vital point of a small eye space next to the last move: an empty region
+    /// of 3 to 6 points that only one colour's stones surround, whose point with the most
+    /// neighbours inside it is unique (straight and bent three, pyramid four, bulky and
+    /// crossed five, rabbity six). Either side wants it: it kills or it makes two eyes.
+    pub nakade_rate: f32,
+    /// Anywhere on the board, capture an enemy chain of `global_atari_stones` or more in
+    /// atari, or save an own one (as the local escapes do), when nothing next to the last
+    /// move asks for an answer. Without it a chain left in atari far from the last move
+    /// is a coin flip in the playouts (whoever first plays its liberty at random).
+    pub global_atari_rate: f32,
+    pub global_atari_stones: usize,
     /// Play a 3x3 shape among the last move's eight neighbours.
     pub pattern_rate: f32,
     /// Refuse random moves that put `self_atari_stones` or more own stones in atari.
@@ -48,6 +59,9 @@ impl Default for MoggyConfig {
             atari_escape_rate: 0.9,
             ladder_check: true,
             two_libs_rate: 0.0,
+            nakade_rate: 0.0,
+            global_atari_rate: 0.0,
+            global_atari_stones: 2,
             pattern_rate: 0.9,
             self_atari_rate: 0.95,
             self_atari_stones: 2,
@@ -63,7 +77,17 @@ pub struct Moggy {
     pub config: MoggyConfig,
     table: &'static Pattern3Table,
     local: Option<Arc<LocalTable>>,
+    /// For the global atari answers: a stone of each chain in atari when the playout
+    /// began and of the last ones a playout move left in atari (a ring of
+    /// [`ATARI_RING`]), checked again when read. Cheaper than scanning the board at
+    /// every move.
+    ataris: [Point; ATARI_RING],
+    ataris_len: usize,
+    ataris_next: usize,
 }
+
+/// How many chains in atari [`Moggy`] remembers for the global atari answers.
+const ATARI_RING: usize = 16;
 
 impl Default for Moggy {
     fn default() -> Moggy {
@@ -79,6 +103,9 @@ impl Moggy {
             config,
             table: patterns::table(),
             local: (config.local_temperature > 0.0).then(|| local::table(config.local_temperature)),
+            ataris: [Point(0); ATARI_RING],
+            ataris_len: 0,
+            ataris_next: 0,
         }
     }
 
@@ -167,6 +194,64 @@ impl Moggy {
         }
     }
 
+    fn remember_atari(&mut self, p: Point) {
+        self.ataris[self.ataris_next] = p;
+        self.ataris_next = (self.ataris_next + 1) % ATARI_RING;
+        self.ataris_len = (self.ataris_len + 1).min(ATARI_RING);
+    }
+
+    /// See [`MoggyConfig::global_atari_rate`]: captures and escapes of the remembered
+    /// chains still in atari.
+    fn global_atari(&self, board: &mut Board, color: Color) -> Candidates {
+        let mut out = Candidates::new();
+        let mut seen: SmallVec<[Point; ATARI_RING]> = SmallVec::new();
+        let mut own: SmallVec<[(Point, Point); 4]> = SmallVec::new();
+        for &p in &self.ataris[..self.ataris_len] {
+            let Some(id) = board.chain_id(p) else {
+                continue;
+            };
+            if seen.contains(&id) {
+                continue;
+            }
+            seen.push(id);
+            if board.chain_len(p) < self.config.global_atari_stones {
+                continue;
+            }
+            let Some(lib) = board.atari_liberty(p) else {
+                continue;
+            };
+            if board.get(p) == Some(color) {
+                own.push((p, lib));
+            } else if !out.contains(&lib) && board.is_legal(color, lib) {
+                out.push(lib);
+            }
+        }
+        for (chain, lib) in own {
+            self.escapes(board, color, chain, lib, &mut out);
+        }
+        out
+    }
+
+    /// See [`MoggyConfig::nakade_rate`].
+    fn nakade(&self, board: &Board, color: Color, last: Point) -> Option<Point> {
+        let mut done: SmallVec<[Point; 8]> = SmallVec::new();
+        for e in last.neighbors() {
+            if board.cell(e) != Cell::Empty || done.contains(&e) {
+                continue;
+            }
+            let Some(region) = small_enclosed_region(board, e) else {
+                continue;
+            };
+            done.extend(region.iter().copied());
+            if let Some(v) = vital_point(&region) {
+                if board.is_legal(color, v) {
+                    return Some(v);
+                }
+            }
+        }
+        None
+    }
+
     /// See [`MoggyConfig::two_libs_rate`]: moves on the chains of `last` and next to it
     /// that have exactly two liberties.
     fn two_libs(&self, board: &mut Board, color: Color, last: Point) -> Candidates {
@@ -220,6 +305,57 @@ impl Moggy {
     }
 }
 
+/// The empty region through `start` if it has at most 6 points and the stones around it
+/// are all of one colour.
+fn small_enclosed_region(board: &Board, start: Point) -> Option<SmallVec<[Point; 8]>> {
+    let mut region: SmallVec<[Point; 8]> = SmallVec::new();
+    region.push(start);
+    let mut owner = None;
+    let mut i = 0;
+    while i < region.len() {
+        let q = region[i];
+        i += 1;
+        for n in q.neighbors() {
+            match board.cell(n) {
+                Cell::Empty => {
+                    if !region.contains(&n) {
+                        if region.len() == 6 {
+                            return None;
+                        }
+                        region.push(n);
+                    }
+                }
+                Cell::Border => {}
+                c => {
+                    if owner.is_some_and(|o| o != c) {
+                        return None;
+                    }
+                    owner = Some(c);
+                }
+            }
+        }
+    }
+    Some(region)
+}
+
+/// The point of `region` (3 points or more) with the most neighbours in it, when that
+/// point is unique and has at least two.
+fn vital_point(region: &[Point]) -> Option<Point> {
+    if region.len() < 3 {
+        return None;
+    }
+    let (mut best, mut most, mut unique) = (region[0], 0, false);
+    for &q in region {
+        let k = q.neighbors().iter().filter(|n| region.contains(n)).count();
+        if k > most {
+            (best, most, unique) = (q, k, true);
+        } else if k == most {
+            unique = false;
+        }
+    }
+    (most >= 2 && unique).then_some(best)
+}
+
 /// The empty points around `last` a playout may answer with: legal, not an own eye, not
 /// a self-atari (the same filter as the hand-written shapes).
 pub(crate) fn local_points(board: &Board, color: Color, last: Point) -> Candidates {
@@ -265,6 +401,38 @@ fn local_choice(
 }
 
 impl PlayoutPolicy for Moggy {
+    fn begin(&mut self, board: &Board) {
+        self.ataris_len = 0;
+        self.ataris_next = 0;
+        if self.config.global_atari_rate > 0.0 {
+            let mut found: SmallVec<[Point; ATARI_RING]> = SmallVec::new();
+            board.for_each_atari_chain(self.config.global_atari_stones, |p, _, _| {
+                if found.len() < ATARI_RING {
+                    found.push(p);
+                }
+            });
+            for p in found {
+                self.remember_atari(p);
+            }
+        }
+    }
+
+    fn placed(&mut self, board: &Board, color: Color, p: Point) {
+        if self.config.global_atari_rate <= 0.0 {
+            return;
+        }
+        let min = self.config.global_atari_stones;
+        if board.in_atari(p) && board.chain_len(p) >= min {
+            self.remember_atari(p);
+        }
+        let enemy = Cell::from(color.opponent());
+        for n in p.neighbors() {
+            if board.cell(n) == enemy && board.in_atari(n) && board.chain_len(n) >= min {
+                self.remember_atari(n);
+            }
+        }
+    }
+
     fn choose(
         &mut self,
         board: &mut Board,
@@ -276,6 +444,17 @@ impl PlayoutPolicy for Moggy {
             let t = self.tactical(board, color, last, rng);
             if !t.is_empty() {
                 return Some(t[rng.below(t.len())]);
+            }
+            if self.config.nakade_rate > 0.0 && rng.chance(self.config.nakade_rate) {
+                if let Some(v) = self.nakade(board, color, last) {
+                    return Some(v);
+                }
+            }
+            if self.config.global_atari_rate > 0.0 && rng.chance(self.config.global_atari_rate) {
+                let t = self.global_atari(board, color);
+                if !t.is_empty() {
+                    return Some(t[rng.below(t.len())]);
+                }
             }
             if self.config.two_libs_rate > 0.0 && rng.chance(self.config.two_libs_rate) {
                 let t = self.two_libs(board, color, last);
@@ -390,6 +569,123 @@ mod tests {
         let mut want = vec![p(4, 3), p(5, 4)];
         want.sort();
         assert_eq!(moves, want);
+    }
+
+    fn global_moggy() -> Moggy {
+        Moggy::new(MoggyConfig {
+            global_atari_rate: 1.0,
+            ..MoggyConfig::default()
+        })
+    }
+
+    #[test]
+    fn captures_a_chain_in_atari_far_from_the_last_move() {
+        // White A5-A6 in atari on B6 when the playout begins; White's last move H8 is far
+        // away and asks nothing: Black captures at B6 (and without the global answers
+        // does not always).
+        let p = |c, r| Point::from_coord(c, r);
+        let mut b = Board::new(9).unwrap();
+        for q in [p(0, 3), p(1, 4), p(0, 6)] {
+            b.set_stone(Color::Black, q);
+        }
+        for q in [p(0, 4), p(0, 5), p(7, 7)] {
+            b.set_stone(Color::White, q);
+        }
+        let mut rng = PlayoutRng::seed_from_u64(2);
+        let mut m = global_moggy();
+        m.begin(&b);
+        for _ in 0..20 {
+            assert_eq!(
+                m.choose(&mut b, Color::Black, Some(p(7, 7)), &mut rng),
+                Some(p(1, 5))
+            );
+        }
+        let mut plain = Moggy::default();
+        plain.begin(&b);
+        assert!((0..50)
+            .any(|_| plain.choose(&mut b, Color::Black, Some(p(7, 7)), &mut rng) != Some(p(1, 5))));
+    }
+
+    #[test]
+    fn remembers_an_atari_made_during_the_playout() {
+        // White A5-A6 has two liberties (B6, A7) when the playout begins. Black A7 puts it
+        // in atari, White plays elsewhere (H8): Black, answering H8, captures at B6.
+        let p = |c, r| Point::from_coord(c, r);
+        let mut b = Board::new(9).unwrap();
+        for q in [p(0, 3), p(1, 4)] {
+            b.set_stone(Color::Black, q);
+        }
+        for q in [p(0, 4), p(0, 5)] {
+            b.set_stone(Color::White, q);
+        }
+        let mut m = global_moggy();
+        m.begin(&b);
+        for (color, q) in [(Color::Black, p(0, 6)), (Color::White, p(7, 7))] {
+            b.place(color, q);
+            m.placed(&b, color, q);
+        }
+        let mut rng = PlayoutRng::seed_from_u64(4);
+        for _ in 0..20 {
+            assert_eq!(
+                m.choose(&mut b, Color::Black, Some(p(7, 7)), &mut rng),
+                Some(p(1, 5))
+            );
+        }
+        // A new playout from a board without the atari forgets it.
+        let mut fresh = Board::new(9).unwrap();
+        fresh.set_stone(Color::White, p(7, 7));
+        m.begin(&fresh);
+        assert!(m.global_atari(&mut fresh, Color::Black).is_empty());
+    }
+
+    #[test]
+    fn plays_the_vital_point_of_a_small_eye_space() {
+        // Black's straight three B1-D1 on the first line, Black's last move B2 next to
+        // it: either colour answers at its centre C1.
+        let b = Board::from_rows(&[
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            "XXXXX....",
+            "X...X....",
+        ])
+        .unwrap();
+        let p = |c, r| Point::from_coord(c, r);
+        let m = Moggy::new(MoggyConfig {
+            nakade_rate: 1.0,
+            ..MoggyConfig::default()
+        });
+        assert_eq!(m.nakade(&b, Color::White, p(1, 1)), Some(p(2, 0)));
+        assert_eq!(m.nakade(&b, Color::Black, p(1, 1)), Some(p(2, 0)));
+        // Far from the eye space: nothing.
+        assert_eq!(m.nakade(&b, Color::White, p(4, 1)), None);
+        // Shapes: pyramid four has its centre, the square and straight four none.
+        let pts = |v: &[(usize, usize)]| v.iter().map(|&(c, r)| p(c, r)).collect::<Vec<_>>();
+        let pyramid = pts(&[(3, 3), (4, 3), (5, 3), (4, 4)]);
+        assert_eq!(vital_point(&pyramid), Some(p(4, 3)));
+        assert_eq!(vital_point(&pts(&[(3, 3), (4, 3), (3, 4), (4, 4)])), None);
+        assert_eq!(vital_point(&pts(&[(1, 3), (2, 3), (3, 3), (4, 3)])), None);
+        // A region with stones of both colours around it, or of 7 points, is not one.
+        let mut open = b.clone();
+        assert!(open.clear_stone(p(2, 1)) && open.set_stone(Color::White, p(2, 1)));
+        assert_eq!(m.nakade(&open, Color::White, p(1, 1)), None);
+        let wide = Board::from_rows(&[
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            "XXXXXXXXX",
+            "X........",
+        ])
+        .unwrap();
+        assert_eq!(m.nakade(&wide, Color::White, p(1, 1)), None);
     }
 
     #[test]
