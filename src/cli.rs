@@ -111,6 +111,13 @@ pub struct SearchArgs {
     /// to the last move); 0: off.
     #[arg(long)]
     pub playout_nakade: Option<f32>,
+    /// Playouts look for 3x3 shapes around the move before the last one too, when none
+    /// matches around the last.
+    #[arg(long)]
+    pub playout_pattern2: bool,
+    /// Rate at which the playouts' random moves refuse self-ataris of two stones or more.
+    #[arg(long)]
+    pub playout_self_atari: Option<f32>,
 }
 
 impl SearchArgs {
@@ -149,6 +156,12 @@ impl SearchArgs {
         }
         if let Some(v) = self.playout_global {
             settings.search.moggy.global_atari_rate = v.clamp(0.0, 1.0);
+        }
+        if self.playout_pattern2 {
+            settings.search.moggy.pattern2 = true;
+        }
+        if let Some(v) = self.playout_self_atari {
+            settings.search.moggy.self_atari_rate = v.clamp(0.0, 1.0);
         }
         if let Some(v) = self.playout_nakade {
             settings.search.moggy.nakade_rate = v.clamp(0.0, 1.0);

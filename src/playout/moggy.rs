@@ -40,6 +40,9 @@ pub struct MoggyConfig {
     pub global_atari_stones: usize,
     /// Play a 3x3 shape among the last move's eight neighbours.
     pub pattern_rate: f32,
+    /// When no shape matches there, look around the move before it too (the mover's own
+    /// last move), as Pachi does.
+    pub pattern2: bool,
     /// Refuse random moves that put `self_atari_stones` or more own stones in atari.
     pub self_atari_rate: f32,
     pub self_atari_stones: usize,
@@ -63,6 +66,7 @@ impl Default for MoggyConfig {
             global_atari_rate: 0.0,
             global_atari_stones: 2,
             pattern_rate: 0.9,
+            pattern2: false,
             self_atari_rate: 0.95,
             self_atari_stones: 2,
             seki_check: true,
@@ -84,6 +88,8 @@ pub struct Moggy {
     ataris: [Point; ATARI_RING],
     ataris_len: usize,
     ataris_next: usize,
+    /// The last two moves of this playout, latest first (for [`MoggyConfig::pattern2`]).
+    recent: [Option<Point>; 2],
 }
 
 /// How many chains in atari [`Moggy`] remembers for the global atari answers.
@@ -106,6 +112,7 @@ impl Moggy {
             ataris: [Point(0); ATARI_RING],
             ataris_len: 0,
             ataris_next: 0,
+            recent: [None; 2],
         }
     }
 
@@ -234,9 +241,16 @@ impl Moggy {
 
     /// See [`MoggyConfig::nakade_rate`].
     fn nakade(&self, board: &Board, color: Color, last: Point) -> Option<Point> {
+        // The region's stones are all of the last move's colour: a neighbour of the
+        // last move with a stone of the other colour next to it is not in one.
+        let mover = board.get(last)?;
+        let other = Cell::from(mover.opponent());
         let mut done: SmallVec<[Point; 8]> = SmallVec::new();
         for e in last.neighbors() {
-            if board.cell(e) != Cell::Empty || done.contains(&e) {
+            if board.cell(e) != Cell::Empty
+                || board.neighbor_count(e, other) > 0
+                || done.contains(&e)
+            {
                 continue;
             }
             let Some(region) = small_enclosed_region(board, e) else {
@@ -404,6 +418,7 @@ impl PlayoutPolicy for Moggy {
     fn begin(&mut self, board: &Board) {
         self.ataris_len = 0;
         self.ataris_next = 0;
+        self.recent = [None; 2];
         if self.config.global_atari_rate > 0.0 {
             let mut found: SmallVec<[Point; ATARI_RING]> = SmallVec::new();
             board.for_each_atari_chain(self.config.global_atari_stones, |p, _, _| {
@@ -418,6 +433,7 @@ impl PlayoutPolicy for Moggy {
     }
 
     fn placed(&mut self, board: &Board, color: Color, p: Point) {
+        self.recent = [Some(p), self.recent[0]];
         if self.config.global_atari_rate <= 0.0 {
             return;
         }
@@ -470,6 +486,14 @@ impl PlayoutPolicy for Moggy {
                 let p = self.pattern_moves(board, color, last);
                 if !p.is_empty() {
                     return Some(p[rng.below(p.len())]);
+                }
+                if self.config.pattern2 && self.recent[0] == Some(last) {
+                    if let Some(before) = self.recent[1] {
+                        let p = self.pattern_moves(board, color, before);
+                        if !p.is_empty() {
+                            return Some(p[rng.below(p.len())]);
+                        }
+                    }
                 }
             }
         }
@@ -686,6 +710,36 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(m.nakade(&wide, Color::White, p(1, 1)), None);
+    }
+
+    #[test]
+    fn looks_for_shapes_around_the_move_before_the_last() {
+        // Black E5 and White D5 side by side make MoGo shapes around Black's own last
+        // move E5; White's last move A9, alone in the corner, has none around it: with
+        // `pattern2` Black answers with one of the shapes around E5.
+        let p = |c, r| Point::from_coord(c, r);
+        let mut b = Board::new(9).unwrap();
+        b.set_stone(Color::Black, p(4, 4));
+        b.set_stone(Color::White, p(3, 4));
+        b.set_stone(Color::White, p(0, 8));
+        let mut m = Moggy::new(MoggyConfig {
+            pattern_rate: 1.0,
+            pattern2: true,
+            ..MoggyConfig::default()
+        });
+        assert!(m.pattern_moves(&b, Color::Black, p(0, 8)).is_empty());
+        let around: Vec<Point> = m.pattern_moves(&b, Color::Black, p(4, 4)).to_vec();
+        assert!(!around.is_empty(), "a shape next to E5");
+        m.begin(&b);
+        m.placed(&b, Color::Black, p(4, 4));
+        m.placed(&b, Color::White, p(0, 8));
+        let mut rng = PlayoutRng::seed_from_u64(6);
+        for _ in 0..20 {
+            let mv = m
+                .choose(&mut b, Color::Black, Some(p(0, 8)), &mut rng)
+                .unwrap();
+            assert!(around.contains(&mv), "{mv:?}");
+        }
     }
 
     #[test]

@@ -60,7 +60,7 @@ impl Default for PriorConfig {
             pass: 20,
             learned: 40,
             learned_power: 0.5,
-            big_tactics: 10,
+            big_tactics: 0,
         }
     }
 }
@@ -320,10 +320,11 @@ mod tests {
         assert_eq!(b.atari_liberty(p(2, 2)), Some(p(8, 2)));
         let history = [None, None, None];
         let keep = |_: Move| true;
-        let on = PriorConfig::default();
-        let off = PriorConfig {
-            big_tactics: 0,
-            ..on
+        let off = PriorConfig::default();
+        assert_eq!(off.big_tactics, 0, "off by default");
+        let on = PriorConfig {
+            big_tactics: 10,
+            ..off
         };
         let with = children(&b, Color::Black, &history, &on, &keep);
         let without = children(&b, Color::Black, &history, &off, &keep);
