@@ -105,6 +105,7 @@ pub struct SearchArgs {
     /// more); 0: off.
     #[arg(long)]
     pub playout_global: Option<f32>,
+    /// Smallest chain the global atari answers look at (default 2).
     #[arg(long)]
     pub playout_global_stones: Option<usize>,
     /// Rate of the playouts' nakade answers (the vital point of a small eye space next
