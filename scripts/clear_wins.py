@@ -2,7 +2,8 @@
 """Issue 9's check of live analysis on positions from real games where one move clearly
 wins: the side to move can capture a big opponent chain in atari (at least --stones
 stones), or must save its own big chain in atari by the one move that gives it three
-liberties or more, and the strong player of the record (computer-go-dataset-ai, 19x19)
+liberties or more (the only saving move: no neighbour of the chain can be captured
+instead), and the strong player of the record (computer-go-dataset-ai, 19x19)
 played exactly that move. For each of --count positions (one per game), Tengen runs
 `kata-analyze` for --seconds on 2 threads; its top candidate (order 0 of the last update)
 must be the move.
@@ -57,6 +58,18 @@ def libs_after(board, color, pt):
     return len(chain(b, *pt)[1])
 
 
+def saved_by_capture(board, color, stones):
+    """Whether `color` can give its chain `stones` a liberty by capturing a neighbour."""
+    n = board.side
+    for y, x in stones:
+        for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            yy, xx = y + dy, x + dx
+            if 0 <= yy < n and 0 <= xx < n and board.get(yy, xx) not in (None, color):
+                if len(chain(board, yy, xx)[1]) == 1:
+                    return True
+    return False
+
+
 def clear_move(board, color):
     """The one clearly winning move for `color`, if the position has one."""
     other = "w" if color == "b" else "b"
@@ -75,10 +88,10 @@ def clear_move(board, color):
             if board.get(r, c) == other:
                 if libs_after(board, color, lib) >= 1:
                     found.append(("capture", len(stones), lib))
-            else:
-                saves = [lib] if libs_after(board, color, lib) >= 3 else []
-                if len(saves) == 1:
-                    found.append(("save", len(stones), lib))
+            elif libs_after(board, color, lib) >= 3 and not saved_by_capture(board, color, stones):
+                # The extension is the only saving move: capturing a neighbour in atari
+                # would be a second one (and the position no clear test).
+                found.append(("save", len(stones), lib))
     # One clear answer only: several big chains in atari make the position murky.
     if len({f[2] for f in found}) == 1:
         return found[0]
@@ -141,21 +154,31 @@ def top_candidate(path, k, color, seconds):
     p.communicate(timeout=10)
     if last is None:
         return None
-    toks = last.split()
-    return toks[toks.index("move") + 1]
+    return last
+
+
+def summary(info, want, n=3):
+    """The first n segments of an `info` line, and the wanted move's, as 'MOVE visits winrate'."""
+    segs = [s.split() for s in info.split("info ")[1:]]
+    out = []
+    for i, t in enumerate(segs):
+        if i < n or t[1] == want:
+            out.append(f"{t[1]} {t[t.index('visits') + 1]} {float(t[t.index('winrate') + 1]):.3f}")
+    return ", ".join(out)
 
 
 hits = 0
 done = 0
 for path, k, color, (kind, size, pt) in positions():
     want = vertex(pt, 19)
-    got = top_candidate(path, k, color, args.seconds)
+    info = top_candidate(path, k, color, args.seconds)
+    got = info.split()[2] if info else None
     ok = got == want
     hits += ok
     done += 1
     name = os.path.relpath(path, corpus)
     print(f"{'ok  ' if ok else 'MISS'} {name} move {k + 1}: {color} {kind} {size} stones at {want}; "
-          f"Tengen's top: {got}")
+          f"Tengen's top: {got}" + ("" if ok or not info else f" ({summary(info, want)})"))
     sys.stdout.flush()
     if done == args.count:
         break
