@@ -599,6 +599,39 @@ impl Engine {
             self.game.moves().last(),
             Some(&(c, Move::Pass)) if c == opponent
         );
+        // A pass the search chose (a lost position, say) while a chain of ours is in
+        // atari hands the opponent the capture: save it instead where one move does (in a
+        // 9x9 game against Pachi, runs/pachi9-nakade game 8 move 49, Tengen passed with
+        // C9 in atari where E9 captured D9 and saved it). The search's favourite save
+        // first.
+        if mv == Move::Pass && !opponent_passed {
+            // Chains the search already gives the opponent (dead anyway) are not saved.
+            let sign = if color == Color::Black { 1.0 } else { -1.0 };
+            let alive = |p: Point| {
+                a.ownership
+                    .get(p.index())
+                    .is_none_or(|&o| sign * o > -OWNED)
+            };
+            let saves = atari_saves(board, color, &alive);
+            let rank = |p: Point| {
+                a.candidates
+                    .iter()
+                    .position(|c| c.mv == Move::Place(p))
+                    .unwrap_or(usize::MAX)
+            };
+            if let Some(&p) = saves
+                .iter()
+                .filter(|&&p| legal(Move::Place(p)))
+                .min_by_key(|&&p| rank(p))
+            {
+                crate::log!(
+                    2,
+                    "game end: {} instead of a pass (a chain in atari)",
+                    crate::record::move_text(Move::Place(p))
+                );
+                return Move::Place(p);
+            }
+        }
         // Cheap first look: a point whose region (no stone taken off) both colours reach
         // is not settled, and judging the dead stones can wait.
         let reach_of = |dead: &[Point], m: Move| -> u8 {
@@ -1240,6 +1273,42 @@ pub fn free_handicap_points(size: usize, n: usize) -> Option<Vec<(usize, usize)>
     Some(pts)
 }
 
+/// The moves that save a chain of `color` in atari: extending it to two liberties or
+/// more, or capturing an enemy chain in atari next to it; only chains whose stones
+/// `keep` accepts. Not checked against superko.
+fn atari_saves(board: &Board, color: Color, keep: &dyn Fn(Point) -> bool) -> Vec<Point> {
+    let mut out = Vec::new();
+    let mut add = |p: Point| {
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    };
+    let enemy = Some(color.opponent());
+    let mut chains = Vec::new();
+    board.for_each_atari_chain(1, |p, lib, _| {
+        if board.get(p) == Some(color) && keep(p) {
+            chains.push((p, lib));
+        }
+    });
+    for (p, lib) in chains {
+        if board.is_legal(color, lib) && board.liberties_after(color, lib, 2) >= 2 {
+            add(lib);
+        }
+        for s in board.chain(p) {
+            for n in s.neighbors() {
+                if board.get(n) == enemy {
+                    if let Some(l) = board.atari_liberty(n) {
+                        if board.is_legal(color, l) {
+                            add(l);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1290,6 +1359,44 @@ mod tests {
             stones: 3,
         });
         assert!(!bankable(&e), "byo-yomi period");
+    }
+
+    #[test]
+    fn saves_a_chain_in_atari_by_capturing_where_extending_fails() {
+        // runs/pachi9-nakade game 8 before move 49: White's C8 has put Black's C9 in
+        // atari. B9 leaves it in atari; E9 captures D9 and saves it. Black's G3 is in
+        // atari too, and G4 saves it.
+        let rows = [
+            "O . X O . . . . .",
+            "O . O X . . . . .",
+            ". X O . . . . . .",
+            "O O O X X X . . .",
+            ". O O X O . X . .",
+            "O X X O O . . . .",
+            ". X O . O O X O .",
+            "X X O O X X O O .",
+            ". O . O . . . . .",
+        ];
+        let mut b = Board::new(9).unwrap();
+        for (i, row) in rows.iter().enumerate() {
+            for (col, c) in row.split(' ').enumerate() {
+                let p = Point::from_coord(col, 8 - i);
+                match c {
+                    "X" => {
+                        b.place(Color::Black, p);
+                    }
+                    "O" => {
+                        b.place(Color::White, p);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        assert_eq!(
+            atari_saves(&b, Color::Black, &|_| true),
+            vec![Point::from_coord(6, 3), Point::from_coord(4, 8)]
+        );
+        assert_eq!(atari_saves(&b, Color::Black, &|_| false), vec![]);
     }
 
     #[test]
