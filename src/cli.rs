@@ -74,6 +74,10 @@ pub struct SearchArgs {
     /// RAVE equivalence (visits at which own and AMAF statistics weigh the same).
     #[arg(long)]
     pub rave_equiv: Option<f64>,
+    /// Share of a simulation's value that follows its final score margin rather than
+    /// only who won (0: win or loss alone; Fuego uses 0.02).
+    #[arg(long)]
+    pub score_bonus: Option<f64>,
     /// UCB exploration constant (0: priors and RAVE explore).
     #[arg(long)]
     pub explore: Option<f64>,
@@ -95,6 +99,10 @@ pub struct SearchArgs {
     /// move that cannot escape, extend an own one to three liberties); 0: off.
     #[arg(long)]
     pub playout_two_libs: Option<f32>,
+    /// Rate of the playouts' last good replies (LGRF-2 then LGRF-1, learned from this
+    /// search's simulations) to the last move, tried after captures and escapes; 0: off.
+    #[arg(long)]
+    pub playout_lgr: Option<f32>,
     /// Temperature of the playouts' learned local softmax around the last move (the
     /// strengths of `weights/local3x3.bin`), which then replaces the hand-written 3x3
     /// shapes; 0: the hand-written shapes.
@@ -137,6 +145,13 @@ impl SearchArgs {
         if let Some(v) = self.expand_visits {
             settings.search.expand_visits = v.max(1);
         }
+        if let Some(v) = self.score_bonus {
+            settings.search.score_bonus = if v.is_finite() {
+                v.clamp(0.0, 0.5)
+            } else {
+                0.0
+            };
+        }
         if let Some(v) = self.rave_equiv {
             settings.search.rave_equiv = v.max(1.0);
         }
@@ -169,6 +184,9 @@ impl SearchArgs {
         }
         if let Some(v) = self.playout_global_stones {
             settings.search.moggy.global_atari_stones = v.max(1);
+        }
+        if let Some(v) = self.playout_lgr {
+            settings.search.moggy.lgr_rate = v.clamp(0.0, 1.0);
         }
         if let Some(v) = self.playout_two_libs {
             settings.search.moggy.two_libs_rate = v.clamp(0.0, 1.0);

@@ -68,6 +68,9 @@ pub struct SearchConfig {
     /// dead-stone search forbids it: there a lost side would throw its seki away in the
     /// tree as readily as anything else, and the ownership would show the seki gone.
     pub seki_moves: bool,
+    /// Share of a simulation's value that follows its final margin rather than only
+    /// who won (0: win or loss alone), see [`score_value`].
+    pub score_bonus: f64,
     pub seed: u64,
 }
 
@@ -83,6 +86,7 @@ impl Default for SearchConfig {
             policy: PolicyKind::Moggy,
             moggy: MoggyConfig::default(),
             seki_moves: true,
+            score_bonus: 0.0,
             seed: 0x7465_6e67_656e,
         }
     }
@@ -778,6 +782,12 @@ fn simulate(shared: &Shared, w: &mut Worker) -> (bool, i32) {
     let mut mover = color.opponent();
     let score: i32;
     let mut counted = true;
+    if let Some(l) = w.moggy.lgr_mut() {
+        l.clear_moves();
+        if let Some(p) = last {
+            l.record(mover, Some(p));
+        }
+    }
     loop {
         let n = tree.node(node);
         let visits = n.visits.fetch_add(1, Relaxed) + 1;
@@ -824,6 +834,15 @@ fn simulate(shared: &Shared, w: &mut Worker) -> (bool, i32) {
                 last = None;
             }
         }
+        if let Some(l) = w.moggy.lgr_mut() {
+            l.record(
+                color,
+                match mv {
+                    Move::Place(p) => Some(p),
+                    Move::Pass => None,
+                },
+            );
+        }
         history = [Some(mv), history[0], history[1]];
         mover = color;
         color = color.opponent();
@@ -831,11 +850,29 @@ fn simulate(shared: &Shared, w: &mut Worker) -> (bool, i32) {
     }
     // Result: Black's margin in half points, komi included.
     let margin = score - (shared.komi * 2.0).round() as i32;
-    let black_value: u32 = match margin.signum() {
-        1 => 2,
-        0 => 1,
-        _ => 0,
+    let black_value: u32 = if cfg.score_bonus > 0.0 && margin != 0 {
+        score_value(
+            margin,
+            cfg.score_bonus,
+            shared.root_board.size(),
+            &mut w.rng,
+        )
+    } else {
+        match margin.signum() {
+            1 => 2,
+            0 => 1,
+            _ => 0,
+        }
     };
+    if let Some(l) = w.moggy.lgr_mut() {
+        if margin != 0 {
+            l.learn(if margin > 0 {
+                Color::Black
+            } else {
+                Color::White
+            });
+        }
+    }
     for &(id, mover) in &w.path {
         let n = tree.node(id);
         let value = if mover == Color::Black {
@@ -865,6 +902,21 @@ fn simulate(shared: &Shared, w: &mut Worker) -> (bool, i32) {
         }
     }
     (counted, margin)
+}
+
+/// Black's value of a simulation with a score bonus: a win is worth `1 - bonus` plus
+/// `bonus` times the margin's place on a linear scale from losing by the whole board
+/// (0) to winning by it (1), a loss that share alone; so every win is worth more than
+/// every loss, and among wins (and losses) a bigger margin is worth more. The value is
+/// rounded at random to the tree's half points (0, 1 or 2), unbiased.
+fn score_value(margin: i32, bonus: f64, size: usize, rng: &mut PlayoutRng) -> u32 {
+    let area = (size * size) as f64;
+    let scaled = (0.5 + margin as f64 / 2.0 / (2.0 * area)).clamp(0.0, 1.0);
+    let win = if margin > 0 { 1.0 - bonus } else { 0.0 };
+    let half_points = 2.0 * (win + bonus * scaled);
+    let floor = half_points.floor();
+    let up = (rng.unit() as f64) < half_points - floor;
+    (floor as u32 + up as u32).min(2)
 }
 
 /// Plays the simulation out from the worker's board with the chosen policy; Black's area
