@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Issue 9's check of live analysis on positions from real games where one move clearly
 wins: the side to move can capture a big opponent chain in atari (at least --stones
-stones), or must save its own big chain in atari by the one move that gives it three
+stones) that its owner could otherwise save (three liberties by extending, or a capture
+next to it; --any-capture drops this condition), or must save its own big chain in atari by the one move that gives it three
 liberties or more (the only saving move: no neighbour of the chain can be captured
 instead), and the strong player of the record (computer-go-dataset-ai, 19x19)
 played exactly that move. For each of --count positions (one per game), Tengen runs
@@ -22,6 +23,8 @@ ap.add_argument("--tengen", default="target/release/tengen")
 ap.add_argument("--count", type=int, default=20)
 ap.add_argument("--seconds", type=float, default=2.0)
 ap.add_argument("--stones", type=int, default=6)
+ap.add_argument("--any-capture", action="store_true",
+                help="count captures of chains that could not escape too (the selection before 2026-12-03's fourth session)")
 args = ap.parse_args()
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -86,7 +89,12 @@ def clear_move(board, color):
                 continue
             (lib,) = libs
             if board.get(r, c) == other:
-                if libs_after(board, color, lib) >= 1:
+                # A capture clearly wins only where it is urgent: the owner could save
+                # the chain otherwise (as a save must: three liberties by the extension,
+                # or a neighbour of the chain captured). A chain that cannot escape can
+                # be taken later, and the capture is one good move among others.
+                urgent = libs_after(board, other, lib) >= 3 or saved_by_capture(board, other, stones)
+                if libs_after(board, color, lib) >= 1 and (urgent or args.any_capture):
                     found.append(("capture", len(stones), lib))
             elif libs_after(board, color, lib) >= 3 and not saved_by_capture(board, color, stones):
                 # The extension is the only saving move: capturing a neighbour in atari
