@@ -1274,39 +1274,22 @@ pub fn free_handicap_points(size: usize, n: usize) -> Option<Vec<(usize, usize)>
 }
 
 /// The moves that save a chain of `color` in atari: extending it to two liberties or
-/// more, or capturing an enemy chain in atari next to it; only chains whose stones
-/// `keep` accepts. Not checked against superko.
+/// more, or capturing an enemy chain in atari next to it (the playouts' escapes, without
+/// their ladder read); only chains whose stones `keep` accepts. Not checked against
+/// superko.
 fn atari_saves(board: &Board, color: Color, keep: &dyn Fn(Point) -> bool) -> Vec<Point> {
-    let mut out = Vec::new();
-    let mut add = |p: Point| {
-        if !out.contains(&p) {
-            out.push(p);
-        }
-    };
-    let enemy = Some(color.opponent());
     let mut chains = Vec::new();
     board.for_each_atari_chain(1, |p, lib, _| {
         if board.get(p) == Some(color) && keep(p) {
             chains.push((p, lib));
         }
     });
+    let mut scratch = board.clone();
+    let mut out = Default::default();
     for (p, lib) in chains {
-        if board.is_legal(color, lib) && board.liberties_after(color, lib, 2) >= 2 {
-            add(lib);
-        }
-        for s in board.chain(p) {
-            for n in s.neighbors() {
-                if board.get(n) == enemy {
-                    if let Some(l) = board.atari_liberty(n) {
-                        if board.is_legal(color, l) {
-                            add(l);
-                        }
-                    }
-                }
-            }
-        }
+        playout::escapes(&mut scratch, color, p, lib, false, &mut out);
     }
-    out
+    out.to_vec()
 }
 
 #[cfg(test)]
@@ -1367,31 +1350,17 @@ mod tests {
         // atari. B9 leaves it in atari; E9 captures D9 and saves it. Black's G3 is in
         // atari too, and G4 saves it.
         let rows = [
-            "O . X O . . . . .",
-            "O . O X . . . . .",
-            ". X O . . . . . .",
-            "O O O X X X . . .",
-            ". O O X O . X . .",
-            "O X X O O . . . .",
-            ". X O . O O X O .",
-            "X X O O X X O O .",
-            ". O . O . . . . .",
+            "O.XO.....",
+            "O.OX.....",
+            ".XO......",
+            "OOOXXX...",
+            ".OOXO.X..",
+            "OXXOO....",
+            ".XO.OOXO.",
+            "XXOOXXOO.",
+            ".O.O.....",
         ];
-        let mut b = Board::new(9).unwrap();
-        for (i, row) in rows.iter().enumerate() {
-            for (col, c) in row.split(' ').enumerate() {
-                let p = Point::from_coord(col, 8 - i);
-                match c {
-                    "X" => {
-                        b.place(Color::Black, p);
-                    }
-                    "O" => {
-                        b.place(Color::White, p);
-                    }
-                    _ => {}
-                }
-            }
-        }
+        let b = Board::from_rows(&rows).unwrap();
         assert_eq!(
             atari_saves(&b, Color::Black, &|_| true),
             vec![Point::from_coord(6, 3), Point::from_coord(4, 8)]

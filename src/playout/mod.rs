@@ -8,7 +8,7 @@ pub mod local;
 mod moggy;
 pub mod patterns;
 
-pub(crate) use moggy::local_points;
+pub(crate) use moggy::{escapes, local_points};
 pub use moggy::{Moggy, MoggyConfig};
 
 use rand::{rngs::SmallRng, RngCore, SeedableRng};

@@ -108,7 +108,7 @@ impl Default for Moggy {
     }
 }
 
-type Candidates = SmallVec<[Point; 16]>;
+pub(crate) type Candidates = SmallVec<[Point; 16]>;
 
 impl Moggy {
     pub fn new(config: MoggyConfig) -> Moggy {
@@ -172,58 +172,11 @@ impl Moggy {
                 }
             } else if escape && c == own {
                 if let Some(l) = board.atari_liberty(n) {
-                    self.escapes(board, color, n, l, &mut out);
+                    escapes(board, color, n, l, self.config.ladder_check, &mut out);
                 }
             }
         }
         out
-    }
-
-    /// Ways to save the own chain through `chain` (in atari on `lib`): capture an enemy
-    /// chain next to it that is in atari, or extend when that gives two liberties that a
-    /// ladder does not take, or more.
-    fn escapes(
-        &self,
-        board: &mut Board,
-        color: Color,
-        chain: Point,
-        lib: Point,
-        out: &mut Candidates,
-    ) {
-        let enemy = Cell::from(color.opponent());
-        let mut s = chain;
-        let mut steps = 0;
-        loop {
-            for n in s.neighbors() {
-                if board.cell(n) == enemy {
-                    if let Some(l) = board.atari_liberty(n) {
-                        if board.is_legal(color, l) && !out.contains(&l) {
-                            out.push(l);
-                        }
-                    }
-                }
-            }
-            steps += 1;
-            s = board.next_in_chain(s);
-            if s == chain || steps > 64 {
-                break;
-            }
-        }
-        if !board.is_legal(color, lib) || out.contains(&lib) {
-            return;
-        }
-        let libs = board.liberties_after(color, lib, 3);
-        if libs >= 3 {
-            out.push(lib);
-        } else if libs == 2 {
-            if !self.config.ladder_check {
-                out.push(lib);
-                return;
-            }
-            if !board.escape_is_ladder(color, chain, lib) {
-                out.push(lib);
-            }
-        }
     }
 
     fn remember_atari(&mut self, p: Point) {
@@ -259,7 +212,7 @@ impl Moggy {
             }
         }
         for (chain, lib) in own {
-            self.escapes(board, color, chain, lib, &mut out);
+            escapes(board, color, chain, lib, self.config.ladder_check, &mut out);
         }
         out
     }
@@ -341,6 +294,45 @@ impl Moggy {
             }
         }
         out
+    }
+}
+
+/// Ways to save the own chain through `chain` (in atari on `lib`): capture an enemy
+/// chain next to it that is in atari, or extend when that gives two liberties (that a
+/// ladder does not take, when `ladder_check`), or more. Added to `out` once each.
+pub(crate) fn escapes(
+    board: &mut Board,
+    color: Color,
+    chain: Point,
+    lib: Point,
+    ladder_check: bool,
+    out: &mut Candidates,
+) {
+    let enemy = Cell::from(color.opponent());
+    let mut s = chain;
+    let mut steps = 0;
+    loop {
+        for n in s.neighbors() {
+            if board.cell(n) == enemy {
+                if let Some(l) = board.atari_liberty(n) {
+                    if board.is_legal(color, l) && !out.contains(&l) {
+                        out.push(l);
+                    }
+                }
+            }
+        }
+        steps += 1;
+        s = board.next_in_chain(s);
+        if s == chain || steps > 64 {
+            break;
+        }
+    }
+    if !board.is_legal(color, lib) || out.contains(&lib) {
+        return;
+    }
+    let libs = board.liberties_after(color, lib, 3);
+    if libs >= 3 || (libs == 2 && (!ladder_check || !board.escape_is_ladder(color, chain, lib))) {
+        out.push(lib);
     }
 }
 
