@@ -91,8 +91,10 @@ pub struct SearchArgs {
     /// Equivalent visits at an even win rate every candidate starts with.
     #[arg(long)]
     pub prior_even: Option<u32>,
-    /// Wins added to the learned prior of a move that captures or saves a chain of 3
-    /// stones or more, per 3 stones (up to 12); 0: none.
+    /// Wins added to the learned prior of a move that captures a chain of 3 stones or
+    /// more its owner could otherwise save (by extending to three liberties or capturing
+    /// a neighbour in atari), or saves an own one (three liberties), per 3 stones (up to
+    /// 4 times); 0: none [default: 20].
     #[arg(long)]
     pub prior_tactics: Option<u32>,
     /// Rate of the Moggy playouts' two-liberty answers (atari a chain next to the last

@@ -101,11 +101,22 @@ fn takes_the_liberty_that_wins_the_semeai() {
         ],
         Color::White,
     );
+    // At 1000 playouts the search finds C1 for 27 or 28 seeds of 30 (with the urgent-
+    // tactics prior or without it); the tenuki D9, which loses to Black's A5, is the usual
+    // miss. Twenty seeds, at most four misses: any seed may be unlucky, the rate may not
+    // drop.
     let c1 = Move::Place(Point::from_coord(2, 0));
-    for seed in 1..=3 {
+    let mut misses = Vec::new();
+    for seed in 1..=20 {
         let a = search(seed).run(&game, Color::White, &Limits::playouts(1000));
-        assert_eq!(a.best(), c1, "seed {seed}: {:?}", &a.candidates[..3]);
+        if a.best() != c1 {
+            misses.push((seed, a.candidates[0].mv));
+        }
     }
+    assert!(
+        misses.len() <= 4,
+        "seeds and moves that missed C1: {misses:?}"
+    );
 }
 
 /// A ko fight: White takes the ko at E8 (capturing F8); Black, who may not retake at once,

@@ -41,7 +41,9 @@ pub struct PriorConfig {
     /// Wins added on top of the learned prior to a move that captures, or saves from
     /// atari, a chain of 3 stones or more: this many per 3 stones, up to 4 times it.
     /// The records underrate such moves: strong players leave dead chains in atari for
-    /// later, so "a capture of 6 stones" there is often a move that gains little.
+    /// later, so "a capture of 6 stones" there is often a move that gains little. Hence
+    /// only urgent captures count: of chains whose owner could otherwise save them
+    /// ([`urgent_captured_stones`]).
     pub big_tactics: u32,
 }
 
@@ -60,7 +62,7 @@ impl Default for PriorConfig {
             pass: 20,
             learned: 40,
             learned_power: 0.5,
-            big_tactics: 0,
+            big_tactics: 20,
         }
     }
 }
@@ -200,7 +202,7 @@ fn learned_children(
             let big = match mv {
                 Move::Place(p) if cfg.big_tactics > 0 => {
                     let stones =
-                        captured_stones(board, color, p).max(saved_stones(board, color, p));
+                        urgent_captured_stones(board, color, p).max(saved_stones(board, color, p));
                     cfg.big_tactics * (stones as u32 / 3).min(4)
                 }
                 _ => 0,
@@ -225,6 +227,39 @@ fn captured_stones(board: &Board, color: Color, p: Point) -> usize {
             if !heads.contains(&h) {
                 heads.push(h);
                 n += board.chain_len(q);
+            }
+        }
+    }
+    n
+}
+
+/// Stones `color` would capture by playing on `p` in chains their owner could otherwise
+/// save: by extending on `p` to three liberties or more, or by capturing a chain of ours
+/// in atari next to them. A chain that cannot get out can be taken later; taking one
+/// that could is urgent.
+fn urgent_captured_stones(board: &Board, color: Color, p: Point) -> usize {
+    let enemy = Cell::from(color.opponent());
+    let own = Cell::from(color);
+    let escapes = board.liberties_after(color.opponent(), p, 3) >= 3;
+    let mut heads: smallvec::SmallVec<[Point; 4]> = smallvec::SmallVec::new();
+    let mut n = 0;
+    for q in p.neighbors() {
+        if board.cell(q) == enemy && board.atari_liberty(q) == Some(p) {
+            let h = board.chain_id(q).expect("a stone");
+            if heads.contains(&h) {
+                continue;
+            }
+            heads.push(h);
+            let stones = board.chain(q);
+            let counter = || {
+                stones.iter().any(|s| {
+                    s.neighbors()
+                        .iter()
+                        .any(|&r| board.cell(r) == own && board.in_atari(r))
+                })
+            };
+            if escapes || counter() {
+                n += stones.len();
             }
         }
     }
@@ -301,35 +336,36 @@ mod tests {
     }
 
     #[test]
-    fn big_captures_and_saves_get_extra_wins() {
-        // White's six stones C3-H3 are in atari on J3: Black J3 captures six. White's
-        // A9-B9 is in atari on C9: Black C9 captures only two, too few for the bonus.
+    fn urgent_big_captures_get_extra_wins() {
+        // White's six stones B3-G3 are in atari on H3, where White could extend to three
+        // liberties: Black H3 is an urgent capture of six. White's A9-B9 is in atari on
+        // C9: Black C9 captures only two, too few for the bonus.
         let b = Board::from_rows(&[
             "OO.......",
             "XX.......",
             ".........",
             ".........",
             ".........",
-            "..XXXXXX.",
-            ".XOOOOOO.",
-            "..XXXXXX.",
+            ".XXXXXX..",
+            "XOOOOOO..",
+            ".XXXXXX..",
             ".........",
         ])
         .unwrap();
         let p = |c, r| Point::from_coord(c, r);
-        assert_eq!(b.atari_liberty(p(2, 2)), Some(p(8, 2)));
+        assert_eq!(b.atari_liberty(p(1, 2)), Some(p(7, 2)));
         let history = [None, None, None];
         let keep = |_: Move| true;
-        let off = PriorConfig::default();
-        assert_eq!(off.big_tactics, 0, "off by default");
-        let on = PriorConfig {
-            big_tactics: 10,
-            ..off
+        let on = PriorConfig::default();
+        assert!(on.big_tactics > 0, "on by default");
+        let off = PriorConfig {
+            big_tactics: 0,
+            ..on
         };
         let with = children(&b, Color::Black, &history, &on, &keep);
         let without = children(&b, Color::Black, &history, &off, &keep);
-        let (v1, w1) = prior_of(&with, Move::Place(p(8, 2)));
-        let (v0, w0) = prior_of(&without, Move::Place(p(8, 2)));
+        let (v1, w1) = prior_of(&with, Move::Place(p(7, 2)));
+        let (v0, w0) = prior_of(&without, Move::Place(p(7, 2)));
         assert_eq!((v1 - v0, w1 - w0), (2 * on.big_tactics, 4 * on.big_tactics));
         // Two stones are too few; any other move is unchanged.
         assert_eq!(b.atari_liberty(p(0, 8)), Some(p(2, 8)));
@@ -340,6 +376,55 @@ mod tests {
         assert_eq!(
             prior_of(&with, Move::Place(p(4, 0))),
             prior_of(&without, Move::Place(p(4, 0)))
+        );
+    }
+
+    #[test]
+    fn chains_that_cannot_escape_are_no_urgent_capture() {
+        // White's six stones C3-H3 are in atari on J3, but White J3 would have only two
+        // liberties (J2, J4) and no black chain next to them is in atari: they are dead
+        // where they stand, and taking them now earns no bonus; nor does White's J3,
+        // which does not save them.
+        let rows = |b3: &str, b4: &str| {
+            Board::from_rows(&[
+                ".........",
+                ".........",
+                ".........",
+                ".........",
+                ".........",
+                b4,
+                b3,
+                "..XXXXXX.",
+                ".........",
+            ])
+            .unwrap()
+        };
+        let p = |c, r| Point::from_coord(c, r);
+        let j3 = Move::Place(p(8, 2));
+        let history = [None, None, None];
+        let keep = |_: Move| true;
+        let on = PriorConfig::default();
+        let off = PriorConfig {
+            big_tactics: 0,
+            ..on
+        };
+        let bonus = |b: &Board, color| {
+            let (v1, w1) = prior_of(&children(b, color, &history, &on, &keep), j3);
+            let (v0, w0) = prior_of(&children(b, color, &history, &off, &keep), j3);
+            (v1 - v0, w1 - w0)
+        };
+        let dead = rows(".XOOOOOO.", "..XXXXXX.");
+        assert_eq!(dead.atari_liberty(p(2, 2)), Some(p(8, 2)));
+        assert_eq!(bonus(&dead, Color::Black), (0, 0));
+        assert_eq!(bonus(&dead, Color::White), (0, 0));
+        // With Black's B3 in atari (White A3, B4), White could capture it and get out:
+        // now taking the six is urgent.
+        let alive = rows("OXOOOOOO.", ".OXXXXXX.");
+        assert_eq!(alive.atari_liberty(p(2, 2)), Some(p(8, 2)));
+        assert_eq!(alive.atari_liberty(p(1, 2)), Some(p(1, 1)));
+        assert_eq!(
+            bonus(&alive, Color::Black),
+            (2 * on.big_tactics, 4 * on.big_tactics)
         );
     }
 }
