@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Times `final_score` / `final_status_list dead` answering `# interrupt`.
+"""Times `final_score` / `final_status_list dead` answering `# interrupt`, and with
+--genmove N also a `genmove` that has 60 s (issue 9), N times.
 
-    scripts/status_interrupt.py [ENGINE]      (default target/release/tengen)
+    scripts/status_interrupt.py [ENGINE] [--genmove N]   (default target/release/tengen, 0)
 
 Starts the engine with a dead-stone budget it cannot finish (--status-playouts 100000000),
 loads a 19x19 game, sends the command, then `# interrupt` after 0.5 s, and prints the time
-from the interrupt to the answer. Exits 1 when an answer takes more than 200 ms.
+from the interrupt to the answer. A `genmove` runs on 2 threads from the empty 19x19
+board with `time_settings 0 60 1`. Exits 1 when an answer takes more than 200 ms.
 """
 import os
 import subprocess
@@ -32,16 +34,26 @@ def reply(proc):
 
 
 def main():
-    engine = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release",
-                                                                "tengen")
+    args = sys.argv[1:]
+    genmoves = 0
+    if "--genmove" in args:
+        i = args.index("--genmove")
+        genmoves = int(args[i + 1])
+        del args[i:i + 2]
+    engine = args[0] if args else os.path.join(ROOT, "target", "release", "tengen")
     status = 0
-    for command in ["final_score", "final_status_list dead"]:
-        proc = subprocess.Popen([engine, "--status-playouts", "100000000"],
+    commands = ["final_score", "final_status_list dead"] + ["genmove b"] * genmoves
+    for command in commands:
+        genmove = command.startswith("genmove")
+        extra = ["--threads", "2"] if genmove else []
+        proc = subprocess.Popen([engine, "--status-playouts", "100000000"] + extra,
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        proc.stdin.write("loadsgf %s\n" % GAME)
-        proc.stdin.flush()
-        reply(proc)
+        setup = ["boardsize 19", "time_settings 0 60 1"] if genmove else ["loadsgf %s" % GAME]
+        for line in setup:
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+            reply(proc)
         proc.stdin.write(command + "\n")
         proc.stdin.flush()
         time.sleep(0.5)

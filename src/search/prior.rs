@@ -216,21 +216,27 @@ fn learned_children(
         .collect()
 }
 
-/// Stones `color` would capture by playing on `p`.
-fn captured_stones(board: &Board, color: Color, p: Point) -> usize {
+/// The enemy chains `color` would capture by playing on `p`, one stone of each.
+fn captured_chains(board: &Board, color: Color, p: Point) -> smallvec::SmallVec<[Point; 4]> {
     let enemy = Cell::from(color.opponent());
     let mut heads: smallvec::SmallVec<[Point; 4]> = smallvec::SmallVec::new();
-    let mut n = 0;
     for q in p.neighbors() {
         if board.cell(q) == enemy && board.atari_liberty(q) == Some(p) {
             let h = board.chain_id(q).expect("a stone");
             if !heads.contains(&h) {
                 heads.push(h);
-                n += board.chain_len(q);
             }
         }
     }
-    n
+    heads
+}
+
+/// Stones `color` would capture by playing on `p`.
+fn captured_stones(board: &Board, color: Color, p: Point) -> usize {
+    captured_chains(board, color, p)
+        .iter()
+        .map(|&h| board.chain_len(h))
+        .sum()
 }
 
 /// Stones `color` would capture by playing on `p` in chains their owner could otherwise
@@ -238,29 +244,24 @@ fn captured_stones(board: &Board, color: Color, p: Point) -> usize {
 /// in atari next to them. A chain that cannot get out can be taken later; taking one
 /// that could is urgent.
 fn urgent_captured_stones(board: &Board, color: Color, p: Point) -> usize {
-    let enemy = Cell::from(color.opponent());
+    let chains = captured_chains(board, color, p);
+    if chains.is_empty() {
+        return 0;
+    }
     let own = Cell::from(color);
     let escapes = board.liberties_after(color.opponent(), p, 3) >= 3;
-    let mut heads: smallvec::SmallVec<[Point; 4]> = smallvec::SmallVec::new();
     let mut n = 0;
-    for q in p.neighbors() {
-        if board.cell(q) == enemy && board.atari_liberty(q) == Some(p) {
-            let h = board.chain_id(q).expect("a stone");
-            if heads.contains(&h) {
-                continue;
-            }
-            heads.push(h);
-            let stones = board.chain(q);
-            let counter = || {
-                stones.iter().any(|s| {
-                    s.neighbors()
-                        .iter()
-                        .any(|&r| board.cell(r) == own && board.in_atari(r))
-                })
-            };
-            if escapes || counter() {
-                n += stones.len();
-            }
+    for h in chains {
+        let stones = board.chain(h);
+        let counter = || {
+            stones.iter().any(|s| {
+                s.neighbors()
+                    .iter()
+                    .any(|&r| board.cell(r) == own && board.in_atari(r))
+            })
+        };
+        if escapes || counter() {
+            n += stones.len();
         }
     }
     n
