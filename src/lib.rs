@@ -32,6 +32,7 @@ pub mod engine;
 pub mod fuzzing;
 pub mod game;
 pub mod gtp;
+pub mod limits;
 pub mod log;
 pub mod matches;
 pub mod playout;

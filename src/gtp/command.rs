@@ -507,17 +507,11 @@ fn then<'a, O>(
     preceded(space1, parser)
 }
 
-/// Largest komi accepted, either sign: far beyond any score (a 25x25 board has 625
-/// points), so a typo such as `1e308` is refused instead of printed back in 309 digits.
-pub const MAX_KOMI: f64 = 1000.0;
-/// Longest time accepted in a time setting or `time_left`, in seconds (about three years).
-pub const MAX_SECONDS: u32 = 100_000_000;
-/// Most stones (or periods) accepted in a time setting or `time_left`.
-pub const MAX_STONES: u32 = 100_000;
+pub use crate::limits::{MAX_KOMI, MAX_SECONDS, MAX_STONES};
 
 /// A komi: finite, at most [`MAX_KOMI`] either way.
 fn komi_value(input: &str) -> IResult<&str, f64> {
-    verify(float, |k: &f64| k.abs() <= MAX_KOMI).parse(input)
+    verify(float, |k: &f64| crate::limits::komi_ok(*k)).parse(input)
 }
 
 /// Seconds of a time setting: 0..=[`MAX_SECONDS`].
