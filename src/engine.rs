@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+mod game_end;
+
 use crate::board::{Board, Color, Move, Point, NUM_CELLS};
 use crate::game::Game;
 use crate::playout::{self, PlayoutRng};
@@ -305,14 +307,6 @@ impl std::fmt::Debug for Engine {
     }
 }
 
-/// The search's win rate from which the game counts as won for the end-of-game manners.
-const WON: f64 = 0.85;
-
-/// How surely the search must expect an empty point to end up its region's colour
-/// (ownership in [-1, 1]; 0.8: in nine simulations out of ten) before Tengen passes
-/// ahead of the opponent in a settled position.
-const OWNED: f32 = 0.8;
-
 /// Moves in a row below the resign threshold before resigning.
 const RESIGN_MOVES: u32 = 3;
 
@@ -574,153 +568,10 @@ impl Engine {
         cleanup: bool,
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Move {
-        let board = self.game.board();
-        let opponent = color.opponent();
-        let legal = |m: Move| self.game.check(color, m).is_ok();
-        if cleanup || !self.game.rules().remove_dead {
-            if mv == Move::Pass
-                && self
-                    .judge_dead(stop)
-                    .dead
-                    .iter()
-                    .any(|&p| board.get(p) == Some(opponent))
-            {
-                if let Some(c) = a
-                    .candidates
-                    .iter()
-                    .find(|c| c.mv != Move::Pass && legal(c.mv))
-                {
-                    return c.mv;
-                }
-            }
-            return mv;
-        }
-        let opponent_passed = matches!(
-            self.game.moves().last(),
-            Some(&(c, Move::Pass)) if c == opponent
-        );
-        // A pass the search chose (a lost position, say) while a chain of ours is in
-        // atari hands the opponent the capture: save it instead where one move does (in a
-        // 9x9 game against Pachi, runs/pachi9-nakade game 8 move 49, Tengen passed with
-        // C9 in atari where E9 captured D9 and saved it). The search's favourite save
-        // first.
-        if mv == Move::Pass && !opponent_passed {
-            // Chains the search already gives the opponent (dead anyway) are not saved.
-            let sign = if color == Color::Black { 1.0 } else { -1.0 };
-            let alive = |p: Point| {
-                a.ownership
-                    .get(p.index())
-                    .is_none_or(|&o| sign * o > -OWNED)
-            };
-            let saves = atari_saves(board, color, &alive);
-            let rank = |p: Point| {
-                a.candidates
-                    .iter()
-                    .position(|c| c.mv == Move::Place(p))
-                    .unwrap_or(usize::MAX)
-            };
-            if let Some(&p) = saves
-                .iter()
-                .filter(|&&p| legal(Move::Place(p)))
-                .min_by_key(|&&p| rank(p))
-            {
-                crate::log!(
-                    2,
-                    "game end: {} instead of a pass (a chain in atari)",
-                    crate::record::move_text(Move::Place(p))
-                );
-                return Move::Place(p);
-            }
-        }
-        // Cheap first look: a point whose region (no stone taken off) both colours reach
-        // is not settled, and judging the dead stones can wait.
-        let reach_of = |dead: &[Point], m: Move| -> u8 {
-            match m {
-                Move::Place(p) => crate::score::regions(board, dead).0[p.index()],
-                Move::Pass => 0,
-            }
-        };
-        if !opponent_passed && !matches!(reach_of(&[], mv), 1 | 2) {
-            return mv;
-        }
-        // While one colour has no stone on the board every point looks settled (White's
-        // first move, a handicap game's start): not an ended game, and the dead-stone
-        // search it would start cost 0.3 s over the move's time on 19x19.
-        let one_coloured = Color::BOTH.iter().any(|&c| board.stone_count(c) == 0);
-        if !opponent_passed && one_coloured && a.winrate < WON {
-            return mv;
-        }
-        let dead = self.dead_stones_until(stop);
-        let wins = self.game.score(&dead).winner() == Some(color);
-        if opponent_passed && wins {
-            return Move::Pass;
-        }
-        let (reach, _) = crate::score::regions(board, &dead);
-        // Before the opponent passes, only a game that is over is touched: every empty
-        // point settled (no dame left), and the search expecting each to end up as it
-        // stands (its ownership at least OWNED for the region's colour). A high win rate
-        // alone is not enough: in a live game a move inside one's own area is often the
-        // one that makes the eyes, and the judged areas are a guess; passing there gave
-        // the opponent free moves (in 52 of 100 9x9 games against GNU Go at d16e3ff, at
-        // moves 24 to 57, and some were lost). Nor is "no dame" alone: two walls can
-        // split an open 9x9 board into two regions each touched by one colour, and the
-        // opponent invades (73419c7, game 27: a pass at move 26, lost by 21.5).
-        let expected = |p: Point| {
-            let own = a.ownership.get(p.index()).copied().unwrap_or(0.0);
-            match reach[p.index()] {
-                1 => own >= OWNED,
-                2 => own <= -OWNED,
-                _ => false,
-            }
-        };
-        let decided = board
-            .points()
-            .all(|p| board.get(p).is_some() || expected(p));
-        if !opponent_passed && !decided {
-            return mv;
-        }
-        let settled = |m: Move| match m {
-            Move::Place(p) => matches!(reach[p.index()], 1 | 2),
-            Move::Pass => false,
-        };
-        if !settled(mv) {
-            return mv;
-        }
-        let Some(best) = a.candidates.first() else {
-            return mv;
-        };
-        if let Some(c) = a.candidates.iter().find(|c| {
-            c.mv != Move::Pass
-                && !settled(c.mv)
-                && c.visits * 10 >= best.visits
-                && c.winrate >= best.winrate - 0.03
-                && legal(c.mv)
-        }) {
-            return c.mv;
-        }
-        // A stone the opponent has just played into our area (judged dead), or one that
-        // puts a chain of ours beside it in atari, is answered, not passed over: in a 9x9
-        // game against GNU Go (f6b1af8, game 17) Tengen passed over such an invasion twice
-        // in a won game and lost.
-        let answer = match self.game.moves().last() {
-            Some(&(c, Move::Place(p))) if c == opponent => {
-                dead.contains(&p)
-                    || p.neighbors()
-                        .iter()
-                        .any(|&q| board.get(q) == Some(color) && board.in_atari(q))
-            }
-            _ => false,
-        };
-        if (wins && decided && !answer) || opponent_passed {
-            crate::log!(
-                2,
-                "game end: pass instead of {} (settled; {} dead stones; count wins: {wins}; opponent passed: {opponent_passed})",
-                crate::record::move_text(mv),
-                dead.len()
-            );
-            return Move::Pass;
-        }
-        mv
+        let judge = || self.judge_dead(stop).dead;
+        let remove_dead = !cleanup && self.game.rules().remove_dead;
+        let view = game_end::EndView::new(&self.game, color, a, &judge, remove_dead);
+        game_end::decide(&view, mv)
     }
 
     /// [`Engine::genmove_until`] for `kgs-genmove_cleanup`: plays on until every stone
@@ -1273,25 +1124,6 @@ pub fn free_handicap_points(size: usize, n: usize) -> Option<Vec<(usize, usize)>
     Some(pts)
 }
 
-/// The moves that save a chain of `color` in atari: extending it to two liberties or
-/// more, or capturing an enemy chain in atari next to it (the playouts' escapes, without
-/// their ladder read); only chains whose stones `keep` accepts. Not checked against
-/// superko.
-fn atari_saves(board: &Board, color: Color, keep: &dyn Fn(Point) -> bool) -> Vec<Point> {
-    let mut chains = Vec::new();
-    board.for_each_atari_chain(1, |p, lib, _| {
-        if board.get(p) == Some(color) && keep(p) {
-            chains.push((p, lib));
-        }
-    });
-    let mut scratch = board.clone();
-    let mut out = Default::default();
-    for (p, lib) in chains {
-        playout::escapes(&mut scratch, color, p, lib, false, &mut out);
-    }
-    out.to_vec()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1362,10 +1194,10 @@ mod tests {
         ];
         let b = Board::from_rows(&rows).unwrap();
         assert_eq!(
-            atari_saves(&b, Color::Black, &|_| true),
+            game_end::atari_saves(&b, Color::Black, &|_| true),
             vec![Point::from_coord(6, 3), Point::from_coord(4, 8)]
         );
-        assert_eq!(atari_saves(&b, Color::Black, &|_| false), vec![]);
+        assert_eq!(game_end::atari_saves(&b, Color::Black, &|_| false), vec![]);
     }
 
     #[test]

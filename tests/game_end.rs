@@ -59,26 +59,54 @@ fn rules(komi: f64) -> Rules {
     }
 }
 
+/// EYES with a dead white stone at B9, inside Black's top-left corner.
+const EYES_DEAD: [&str; 9] = [
+    ". O . X . X O . O",
+    "X X X X X X O O O",
+    ". X . X . X O . O",
+    "X X X X X X O O O",
+    ". X . X . X O . O",
+    "X X X X X X O O O",
+    ". X . X . X O . O",
+    "X X X X X X O O O",
+    ". X . X . X O . O",
+];
+
 #[test]
 fn answers_a_pass_with_a_pass_when_the_count_wins() {
-    for rows in [WALLS, WALLS_DEAD] {
+    for rows in [EYES, EYES_DEAD] {
         let mut e = engine(
-            rules(0.5),
+            rules(7.5),
             &rows,
             Color::White,
             &[(Color::White, Move::Pass)],
         );
         assert_eq!(e.genmove(Color::Black), Genmove::Pass);
         assert!(e.game.is_over());
-        assert_eq!(e.final_score().result_string(), "B+8.5");
+        assert_eq!(e.final_score().winner(), Some(Color::Black));
     }
 }
 
+/// WALLS: the count wins for Black, but most of the board is open. Neither side passes:
+/// Black does not end a game that has hardly begun, White (losing by the count) plays on.
 #[test]
-fn losing_side_does_not_throw_stones_into_settled_areas_after_a_pass() {
+fn no_pass_on_a_mostly_open_board_whoever_the_count_favours() {
+    for rows in [WALLS, WALLS_DEAD] {
+        for (passer, mover) in [(Color::White, Color::Black), (Color::Black, Color::White)] {
+            let mut e = engine(rules(0.5), &rows, passer, &[(passer, Move::Pass)]);
+            let m = e.genmove(mover);
+            assert!(matches!(m, Genmove::Place(_)), "{mover:?}: {m:?}");
+        }
+    }
+}
+
+/// EYES after Black's pass: White loses by the count and has no move that is not suicide
+/// or the filling of its own eyes; the game is lost anyway, and White passes.
+#[test]
+fn the_losing_side_passes_when_the_game_is_lost_anyway() {
     let mut e = engine(
-        rules(0.5),
-        &WALLS,
+        rules(7.5),
+        &EYES,
         Color::Black,
         &[(Color::Black, Move::Pass)],
     );
@@ -346,4 +374,72 @@ fn does_not_pass_while_an_open_area_can_be_invaded() {
     let mut e = engine(rules(7.5), &rows, Color::Black, &[(Color::Black, a4)]);
     let m = e.genmove(Color::White);
     assert!(matches!(m, Genmove::Place(_)), "{m:?}");
+}
+
+/// The finding of issue 25: `boardsize 9`, `play b E5`, `play b pass`, `genmove w`
+/// answered `pass` and lost by 73.5; the 19x19 form with three black stones by 353.5.
+/// Nor does the side with the lone stone end the game after the other's pass.
+#[test]
+fn an_early_pass_is_not_answered_with_a_pass() {
+    for (size, stones) in [(9, vec![(4, 4)]), (19, vec![(3, 3), (15, 15), (9, 9)])] {
+        for passer in [Color::Black, Color::White] {
+            let settings = Settings {
+                seed: 5,
+                threads: 1,
+                playouts: Some(500),
+                max_memory_mib: 32,
+                ..Settings::default()
+            };
+            let mut e = Engine::new(rules(7.5), settings);
+            e.game = tengen::Game::new(size, rules(7.5)).unwrap();
+            for &(c, r) in &stones {
+                e.game
+                    .play(Color::Black, Move::Place(Point::from_coord(c, r)))
+                    .unwrap();
+            }
+            e.game.play(passer, Move::Pass).unwrap();
+            let mover = passer.opponent();
+            let m = e.genmove(mover);
+            assert!(
+                matches!(m, Genmove::Place(_)),
+                "{size}x{size}, {passer:?} passed: {mover:?} answered {m:?}"
+            );
+        }
+    }
+}
+
+/// An opponent that passes at move N (N = 1, 2, 5, 20, 40) on 9x9, 13x13 and 19x19, the
+/// moves before it Tengen's own at a few playouts: Tengen, to move after the pass, never
+/// passes (the board is still mostly open in each).
+#[test]
+fn an_opponent_passing_at_move_n_gets_no_pass_back() {
+    for size in [9, 13, 19] {
+        for n in [1usize, 2, 5, 20, 40] {
+            let settings = |playouts| Settings {
+                seed: 11 + n as u64,
+                threads: 1,
+                playouts: Some(playouts),
+                max_memory_mib: 32,
+                ..Settings::default()
+            };
+            let mut builder = Engine::new(rules(7.5), settings(30));
+            builder.game = tengen::Game::new(size, rules(7.5)).unwrap();
+            for _ in 1..n {
+                let c = builder.game.to_move();
+                if let Genmove::Resign = builder.genmove(c) {
+                    panic!("a resignation while building the position");
+                }
+            }
+            let passer = builder.game.to_move();
+            builder.game.play(passer, Move::Pass).unwrap();
+            let mut e = Engine::new(rules(7.5), settings(400));
+            e.game = builder.game.clone();
+            let mover = passer.opponent();
+            let m = e.genmove(mover);
+            assert!(
+                matches!(m, Genmove::Place(_)),
+                "{size}x{size}, pass at move {n}: {mover:?} answered {m:?}"
+            );
+        }
+    }
 }
