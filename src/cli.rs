@@ -14,13 +14,13 @@ pub struct EngineArgs {
     #[arg(long, default_value = "chinese", value_parser = parse_rules)]
     pub rules: Rules,
     /// Initial komi (GTP `komi` changes it).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_komi, allow_negative_numbers = true)]
     pub komi: Option<f64>,
     /// Seed for every random choice: the same seed gives the same moves.
     #[arg(long)]
     pub seed: Option<u64>,
     /// Search playouts used to judge dead stones for final_score and final_status_list.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = parse_status_playouts)]
     pub status_playouts: usize,
     /// For Lizzie 0.7.4, which wants `version` to start with a Leela Zero version of 0.15
     /// or later: answer `0.15 (Leela Zero 0.15 analysis; Tengen X.Y.Z)`, the level of
@@ -43,91 +43,93 @@ pub struct SearchArgs {
     pub player: PlayerKind,
     /// Playouts a move (otherwise the GTP time settings decide; without any, 1 s on 9x9,
     /// 1.5 s on 13x13, 2 s on 19x19).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_playouts)]
     pub playouts: Option<u64>,
     /// Seconds a move while no GTP time system is set (default: 1 s on 9x9, 1.5 s on
     /// 13x13, 2 s on 19x19); fractions allowed, for fast soak and test games.
     #[arg(long, value_parser = parse_move_time)]
     pub move_time: Option<f64>,
-    /// Search threads (default: the machine's available parallelism).
-    #[arg(long)]
+    /// Search threads (default: the machine's available parallelism; at most four times
+    /// that, and at least 4 are always allowed).
+    #[arg(long, value_parser = parse_threads)]
     pub threads: Option<usize>,
-    /// Bound on the search tree's memory, in MiB; the tree stops growing there.
-    #[arg(long, default_value_t = 512)]
+    /// Bound on the process's memory, in MiB (the search tree gets all but 32 MiB of it);
+    /// at most the machine's memory.
+    #[arg(long, default_value_t = 512, value_parser = parse_max_memory)]
     pub max_memory: usize,
-    /// Resign when the win rate stays below this for 3 moves in a row (0: never).
-    #[arg(long, default_value_t = 0.1)]
+    /// Resign when the win rate stays below this for 3 moves in a row (0: never), 0..=1.
+    #[arg(long, default_value_t = 0.1, value_parser = parse_fraction)]
     pub resign: f64,
     /// Think on the opponent's time (after each genmove, until the next command
     /// arrives), keeping the tree for the move that comes.
     #[arg(long)]
     pub ponder: bool,
     /// Seconds kept back from each move's time for lag.
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = 0.2, value_parser = parse_lag_margin)]
     pub lag_margin: f64,
     /// Playout policy: moggy (captures, escapes, 3x3 patterns) or light (uniform).
     #[arg(long, default_value = "moggy", value_parser = parse_policy)]
     pub policy: PolicyKind,
     /// Visits before a tree leaf is expanded.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_expand_visits)]
     pub expand_visits: Option<u32>,
     /// RAVE equivalence (visits at which own and AMAF statistics weigh the same).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_rave_equiv)]
     pub rave_equiv: Option<f64>,
     /// Share of a simulation's value that follows its final score margin rather than
     /// only who won (0: win or loss alone; Fuego uses 0.02).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_score_bonus)]
     pub score_bonus: Option<f64>,
     /// UCB exploration constant (0: priors and RAVE explore).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_explore)]
     pub explore: Option<f64>,
     /// Equivalent visits of the learned move model's prior (0: hand-written priors).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_prior_visits)]
     pub prior_learned: Option<u32>,
     /// How sharply the learned prior falls off with a move's probability ratio to the
     /// best move's.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_prior_power)]
     pub prior_power: Option<f64>,
     /// Equivalent visits at an even win rate every candidate starts with.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_prior_visits)]
     pub prior_even: Option<u32>,
     /// Wins added to the learned prior of a move that captures a chain of 3 stones or
     /// more its owner could otherwise save (by extending to three liberties or capturing
     /// a neighbour in atari), or saves an own one (three liberties), per 3 stones (up to
     /// 4 times); 0: none [default: 20].
-    #[arg(long)]
+    #[arg(long, value_parser = parse_prior_visits)]
     pub prior_tactics: Option<u32>,
     /// Rate of the Moggy playouts' two-liberty answers (atari a chain next to the last
     /// move that cannot escape, extend an own one to three liberties); 0: off.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_rate)]
     pub playout_two_libs: Option<f32>,
     /// Rate of the playouts' last good replies (LGRF-2 then LGRF-1, learned from this
     /// search's simulations) to the last move, tried after captures and escapes; 0: off.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_rate)]
     pub playout_lgr: Option<f32>,
     /// Temperature of the playouts' learned local softmax around the last move (the
     /// strengths of `weights/local3x3.bin`), which then replaces the hand-written 3x3
     /// shapes; 0: the hand-written shapes.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_temperature)]
     pub playout_local: Option<f32>,
     /// Rate of the playouts' global atari answers: capture an enemy chain in atari, or
     /// save an own one, anywhere on the board (chains of `--playout-global-stones` or
     /// more); 0: off.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_rate)]
     pub playout_global: Option<f32>,
     /// Smallest chain the global atari answers look at (default 2).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_global_stones)]
     pub playout_global_stones: Option<usize>,
     /// Rate of the playouts' nakade answers (the vital point of a small eye space next
     /// to the last move); 0: off.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_rate)]
     pub playout_nakade: Option<f32>,
     /// Playouts look for 3x3 shapes around the move before the last one too, when none
     /// matches around the last.
     #[arg(long)]
     pub playout_pattern2: bool,
     /// Rate at which the playouts' random moves refuse self-ataris of two stones or more.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_rate)]
     pub playout_self_atari: Option<f32>,
 }
 
@@ -255,14 +257,205 @@ impl EngineArgs {
     }
 }
 
-/// `--move-time`: a finite number of seconds in 0.01..=86400.
-fn parse_move_time(s: &str) -> Result<f64, String> {
-    let t: f64 = s
+/// A number in `lo..=hi` (finite: NaN and infinities are refused), for clap.
+pub fn number_in<T>(s: &str, lo: T, hi: T) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy,
+{
+    let v: T = s
+        .trim()
         .parse()
-        .map_err(|_| format!("'{s}' is not a number of seconds"))?;
-    if (0.01..=86_400.0).contains(&t) {
+        .map_err(|_| format!("'{s}' is not a number"))?;
+    // A NaN fails both comparisons; an infinity is outside any finite range.
+    if v >= lo && v <= hi {
+        Ok(v)
+    } else {
+        Err(format!("{s} is outside {lo}..={hi}"))
+    }
+}
+
+/// `--komi`: finite, at most [`crate::limits::MAX_KOMI`] either way, as GTP `komi`.
+pub fn parse_komi(s: &str) -> Result<f64, String> {
+    let max = crate::limits::MAX_KOMI;
+    number_in(s, -max, max)
+}
+
+/// `--move-time`: a finite number of seconds in 0.01..=86400.
+pub fn parse_move_time(s: &str) -> Result<f64, String> {
+    number_in(s, 0.01, 86_400.0)
+}
+
+/// Whole seconds a move for GTP's `time_settings 0 S 1`, which takes integers: 1..=86400.
+pub fn parse_whole_seconds(s: &str) -> Result<f64, String> {
+    let t: f64 = number_in(s, 1.0, 86_400.0)?;
+    if t.fract() == 0.0 {
         Ok(t)
     } else {
-        Err(format!("{s} s is outside 0.01..=86400"))
+        Err(format!(
+            "{s} is not a whole number of seconds (GTP's time_settings takes integers)"
+        ))
+    }
+}
+
+/// A wait in seconds (a timeout, a grace): 0..=86400.
+pub fn parse_wait(s: &str) -> Result<f64, String> {
+    number_in(s, 0.0, 86_400.0)
+}
+
+/// Most search threads accepted: four times the machine's parallelism, at least 4.
+pub fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (4 * cores).max(4)
+}
+
+/// `--threads`: 1..=[`max_threads`].
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    number_in(s, 1, max_threads())
+}
+
+/// The machine's memory in MiB (`MemTotal` of /proc/meminfo), or 1 TiB where unknown.
+pub fn machine_mib() -> usize {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
+        })
+        .map_or(1 << 20, |kib| kib / 1024)
+}
+
+/// `--max-memory`: 16 MiB (the dead-stone search and the rest of the process need
+/// some) up to the machine's memory.
+fn parse_max_memory(s: &str) -> Result<usize, String> {
+    number_in(s, 16, machine_mib())
+}
+
+/// `--status-playouts`: 1..=10,000,000.
+fn parse_status_playouts(s: &str) -> Result<usize, String> {
+    number_in(s, 1, 10_000_000)
+}
+
+/// `--playouts`: 1..=10^12.
+fn parse_playouts(s: &str) -> Result<u64, String> {
+    number_in(s, 1, 1_000_000_000_000)
+}
+
+/// A share or win rate, 0..=1.
+pub fn parse_fraction(s: &str) -> Result<f64, String> {
+    number_in(s, 0.0, 1.0)
+}
+
+/// A playout heuristic's rate, 0..=1.
+fn parse_rate(s: &str) -> Result<f32, String> {
+    number_in(s, 0.0, 1.0)
+}
+
+/// `--lag-margin`: 0..=60 seconds.
+fn parse_lag_margin(s: &str) -> Result<f64, String> {
+    number_in(s, 0.0, 60.0)
+}
+
+/// `--expand-visits`: 1..=1,000,000.
+fn parse_expand_visits(s: &str) -> Result<u32, String> {
+    number_in(s, 1, 1_000_000)
+}
+
+/// `--rave-equiv`: 1..=10^9 visits.
+fn parse_rave_equiv(s: &str) -> Result<f64, String> {
+    number_in(s, 1.0, 1e9)
+}
+
+/// `--score-bonus`: 0..=0.5.
+fn parse_score_bonus(s: &str) -> Result<f64, String> {
+    number_in(s, 0.0, 0.5)
+}
+
+/// `--explore`: 0..=100.
+fn parse_explore(s: &str) -> Result<f64, String> {
+    number_in(s, 0.0, 100.0)
+}
+
+/// Equivalent visits of a prior: 0..=100,000.
+fn parse_prior_visits(s: &str) -> Result<u32, String> {
+    number_in(s, 0, 100_000)
+}
+
+/// `--prior-power`: 0..=10.
+fn parse_prior_power(s: &str) -> Result<f64, String> {
+    number_in(s, 0.0, 10.0)
+}
+
+/// `--playout-local`: a temperature, 0..=100.
+fn parse_temperature(s: &str) -> Result<f32, String> {
+    number_in(s, 0.0, 100.0)
+}
+
+/// `--playout-global-stones`: 1..=361.
+fn parse_global_stones(s: &str) -> Result<usize, String> {
+    number_in(s, 1, 361)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser, Debug)]
+    struct Cli {
+        #[command(flatten)]
+        engine: EngineArgs,
+    }
+
+    fn parses(args: &[&str]) -> bool {
+        Cli::try_parse_from(std::iter::once("tengen").chain(args.iter().copied())).is_ok()
+    }
+
+    #[test]
+    fn every_number_is_checked_at_start_up() {
+        for ok in [
+            &["--komi", "-7.5"][..],
+            &["--komi", "1000"],
+            &["--threads", "1"],
+            &["--max-memory", "64"],
+            &["--resign", "0"],
+            &["--lag-margin", "0.05"],
+            &["--explore", "0.4"],
+            &["--prior-power", "2"],
+            &["--playout-lgr", "1"],
+        ] {
+            assert!(parses(ok), "{ok:?}");
+        }
+        let huge_threads = (max_threads() + 1).to_string();
+        let huge_memory = (machine_mib() + 1).to_string();
+        for bad in [
+            &["--komi", "1e308"][..],
+            &["--komi", "nan"],
+            &["--komi", "inf"],
+            &["--komi", "-1001"],
+            &["--threads", "40000"],
+            &["--threads", &huge_threads],
+            &["--threads", "0"],
+            &["--max-memory", "99999999999"],
+            &["--max-memory", &huge_memory],
+            &["--max-memory", "0"],
+            &["--lag-margin", "nan"],
+            &["--lag-margin", "-1"],
+            &["--resign", "nan"],
+            &["--resign", "1.5"],
+            &["--explore", "nan"],
+            &["--explore", "inf"],
+            &["--prior-power", "NaN"],
+            &["--rave-equiv", "inf"],
+            &["--score-bonus", "nan"],
+            &["--playout-lgr", "nan"],
+            &["--playout-local", "inf"],
+            &["--move-time", "nan"],
+            &["--playouts", "0"],
+            &["--status-playouts", "0"],
+            &["--prior-tactics", "4294967295"],
+        ] {
+            assert!(!parses(bad), "{bad:?} accepted");
+        }
     }
 }

@@ -34,7 +34,14 @@ mod tests {
         for k in [0.0, 7.5, -1000.0, 1000.0, 0.25] {
             assert!(komi_ok(k), "{k}");
         }
-        for k in [f64::NAN, f64::INFINITY, -f64::INFINITY, 1e308, 1000.5, -1000.5] {
+        for k in [
+            f64::NAN,
+            f64::INFINITY,
+            -f64::INFINITY,
+            1e308,
+            1000.5,
+            -1000.5,
+        ] {
             assert!(!komi_ok(k), "{k}");
         }
         for t in [0.0, 0.5, 100_000_000.0] {

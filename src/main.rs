@@ -30,19 +30,20 @@ enum Sub {
     /// Light playouts from the empty board: prints one line per board size.
     Bench {
         /// Board size(s); repeat for several.
-        #[arg(long = "size", default_values_t = [9usize, 19])]
+        #[arg(long = "size", default_values_t = [9usize, 19],
+              value_parser = |s: &str| tengen::cli::number_in(s, 2usize, tengen::MAX_SIZE))]
         sizes: Vec<usize>,
         /// Seconds per size.
-        #[arg(long, default_value_t = 5.0)]
+        #[arg(long, default_value_t = 5.0, value_parser = tengen::cli::parse_move_time)]
         seconds: f64,
         /// Threads.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = tengen::cli::parse_threads)]
         threads: usize,
         /// Run full searches from the empty board instead of bare playouts.
         #[arg(long)]
         search: bool,
         /// Playouts per search (with --search).
-        #[arg(long, default_value_t = 10_000)]
+        #[arg(long, default_value_t = 10_000, value_parser = |s: &str| tengen::cli::number_in(s, 1u64, 1_000_000_000_000))]
         playouts: u64,
     },
     /// Run GTP regression files against an engine (default: this program), with the

@@ -29,7 +29,7 @@ pub struct ReviewArgs {
     #[arg(long, conflicts_with = "time_per_move")]
     pub visits: Option<u64>,
     /// Seconds for each position instead of a playout count.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::cli::parse_move_time)]
     pub time_per_move: Option<f64>,
     /// Where to write the reviewed record (default: GAME-review.sgf beside the record).
     #[arg(long)]
@@ -39,7 +39,7 @@ pub struct ReviewArgs {
     pub plot: Option<PathBuf>,
     /// A move is a mistake, and gets Tengen's variation, when it loses at least this
     /// much win rate (0..1) against Tengen's preferred move.
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, default_value_t = 0.1, value_parser = crate::cli::parse_fraction)]
     pub threshold: f64,
     /// Mistakes listed for each side.
     #[arg(long, default_value_t = 3)]

@@ -42,20 +42,20 @@ pub struct MatchArgs {
     #[arg(long)]
     pub b: String,
     /// Number of games; A is Black in the even-numbered ones (numbered from 0).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = |s: &str| crate::cli::number_in(s, 1usize, 1_000_000))]
     pub games: usize,
     /// Board size.
-    #[arg(long, default_value_t = 19)]
+    #[arg(long, default_value_t = 19, value_parser = |s: &str| crate::cli::number_in(s, 2usize, crate::board::MAX_SIZE))]
     pub size: usize,
     /// Komi.
-    #[arg(long, default_value_t = 7.5)]
+    #[arg(long, default_value_t = 7.5, value_parser = crate::cli::parse_komi, allow_negative_numbers = true)]
     pub komi: f64,
     /// Rules the runner checks moves with and counts by: chinese or tromp-taylor.
     #[arg(long, default_value = "chinese", value_parser = crate::cli::parse_rules)]
     pub rules: Rules,
     /// Seconds a move: sends `time_settings 0 S 1` (Canadian, one stone a period) and
     /// keeps that clock.
-    #[arg(long, conflicts_with = "time")]
+    #[arg(long, conflicts_with = "time", value_parser = crate::cli::parse_whole_seconds)]
     pub time_per_move: Option<f64>,
     /// Time system the runner keeps for both players: 'absolute M', 'byoyomi M P N'
     /// (N periods of P s) or 'canadian M T S' (S stones in T s). `time_left` goes to the
@@ -63,7 +63,7 @@ pub struct MatchArgs {
     #[arg(long, value_parser = TimeSystem::parse)]
     pub time: Option<TimeSystem>,
     /// Seconds forgiven on every move, for process and pipe lag.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = crate::cli::parse_wait)]
     pub grace: f64,
     /// Folder of SGF openings: game i first plays the moves of file i (sorted by name,
     /// cycling) on both engines.
@@ -77,14 +77,14 @@ pub struct MatchArgs {
     #[arg(long)]
     pub max_moves: Option<usize>,
     /// Games played at once.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = |s: &str| crate::cli::number_in(s, 1usize, 64))]
     pub parallel: usize,
     /// Threads each engine uses while thinking (only for the oversubscription warning).
     #[arg(long, default_value_t = 1)]
     pub engine_threads: usize,
     /// Seconds an engine may take to answer any command (start-up included), and genmove
     /// when no clock is kept; silence past it loses the game ("timeout").
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = 60.0, value_parser = |s: &str| crate::cli::number_in(s, 0.01, 86_400.0))]
     pub timeout: f64,
     /// The command engine A's moves are asked with (e.g. `kgs-genmove_cleanup`, to play
     /// out a game under Tromp-Taylor scoring).

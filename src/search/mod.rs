@@ -381,20 +381,38 @@ impl Search {
             // so a short search does not wait out a nap.
             let caller = std::thread::current();
             let results: Vec<(u64, Vec<i32>)> = std::thread::scope(|s| {
-                let handles: Vec<_> = (0..threads)
-                    .map(|t| {
-                        let shared = &shared;
-                        let caller = caller.clone();
-                        let seed =
-                            seed.wrapping_add((t as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
-                        s.spawn(move || {
+                // A thread the system refuses (a thread limit, no memory for its stack) is
+                // not an abort: the search runs on the threads it got, or on this one.
+                let mut handles = Vec::with_capacity(threads);
+                for t in 0..threads {
+                    let shared = &shared;
+                    let caller = caller.clone();
+                    let seed = seed.wrapping_add((t as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+                    let spawned = std::thread::Builder::new()
+                        .name(format!("search-{t}"))
+                        .spawn_scoped(s, move || {
                             let mut own = vec![0i32; NUM_CELLS];
                             let n = worker(shared, limits, start, seed, &mut own);
                             caller.unpark();
                             (n, own)
-                        })
-                    })
-                    .collect();
+                        });
+                    match spawned {
+                        Ok(h) => handles.push(h),
+                        Err(e) => {
+                            crate::log!(
+                                1,
+                                "search: could start only {t} of {threads} threads ({e}); searching on {}",
+                                if t == 0 { "the calling thread".to_string() } else { format!("{t}") }
+                            );
+                            break;
+                        }
+                    }
+                }
+                if handles.is_empty() {
+                    let mut own = vec![0i32; NUM_CELLS];
+                    let n = worker(&shared, limits, start, seed, &mut own);
+                    return vec![(n, own)];
+                }
                 if let Some(report) = report {
                     // Live analysis: the workers search, this thread reports.
                     let mut next = start + report.interval;
@@ -407,7 +425,19 @@ impl Search {
                         }
                     }
                 }
-                handles.into_iter().filter_map(|h| h.join().ok()).collect()
+                handles
+                    .into_iter()
+                    .filter_map(|h| {
+                        let r = h.join();
+                        if r.is_err() {
+                            crate::log!(
+                                1,
+                                "search: a worker thread panicked; its playouts are lost"
+                            );
+                        }
+                        r.ok()
+                    })
+                    .collect()
             });
             for (n, o) in results {
                 sims += n;

@@ -143,9 +143,23 @@ impl std::fmt::Debug for Tree {
 impl Tree {
     /// A tree of at most `capacity` nodes (at least 1) holding only the root.
     pub fn new(capacity: usize) -> Tree {
-        let capacity = capacity.clamp(1, u32::MAX as usize / 2);
+        let mut capacity = capacity.clamp(1, u32::MAX as usize / 2);
+        // Memory the system will not give (a bound beyond the machine) halves the arena
+        // until it fits rather than aborting the process.
+        let nodes = loop {
+            match zeroed_nodes(capacity) {
+                Some(nodes) => break nodes,
+                None if capacity > 1024 => {
+                    capacity /= 2;
+                    crate::log!(1, "search: tree memory refused; trying {capacity} nodes");
+                }
+                None => std::alloc::handle_alloc_error(
+                    std::alloc::Layout::array::<Node>(capacity).expect("small layout"),
+                ),
+            }
+        };
         Tree {
-            nodes: zeroed_nodes(capacity),
+            nodes,
             used: AtomicU32::new(1),
         }
     }
@@ -267,17 +281,18 @@ impl Tree {
 }
 
 /// `n` default nodes in zeroed memory, without touching the pages.
-fn zeroed_nodes(n: usize) -> Box<[Node]> {
-    let layout = std::alloc::Layout::array::<Node>(n).expect("node arena size overflows");
+/// A zeroed arena of `n` nodes, or None if the allocator refuses it.
+fn zeroed_nodes(n: usize) -> Option<Box<[Node]>> {
+    let layout = std::alloc::Layout::array::<Node>(n).ok()?;
     // SAFETY: every field of `Node` is an atomic integer, for which all-zero bytes are a
     // valid value (the same as `Node::default()`); the layout is that of `[Node; n]` and
     // was allocated by the global allocator, so the box owns and frees it correctly.
     unsafe {
         let ptr = std::alloc::alloc_zeroed(layout) as *mut Node;
         if ptr.is_null() {
-            std::alloc::handle_alloc_error(layout);
+            return None;
         }
-        Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n))
+        Some(Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n)))
     }
 }
 
