@@ -23,6 +23,41 @@ pub const SESSION_BYTES: usize = 2048;
 /// held to a few playouts); past it the fuzzer calls the input a hang.
 pub const SESSION_TIME: Duration = Duration::from_secs(5);
 
+/// Bytes of the SGF record a session input may carry after a NUL byte (see [`session`]).
+pub const SESSION_SGF_BYTES: usize = 64 << 10;
+
+/// The most resident memory one session may reach (the process's peak, reset before the
+/// session where the system allows it), with the engine's `--max-memory` at 64 MiB: the
+/// bound issue 25 sets for SGF loads.
+pub const SESSION_PEAK_MIB: u64 = 256;
+
+/// Resets the process's peak resident memory (VmHWM) where Linux allows it.
+fn reset_peak_memory() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// The process's peak resident memory (VmHWM) in MiB, where /proc tells it.
+pub fn peak_memory_mib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib / 1024)
+}
+
+/// Writes the record a session input carries to a file of this process's own, for
+/// `loadsgf` to read; the path.
+fn session_record(record: &[u8]) -> Option<String> {
+    let path = std::env::temp_dir().join(format!("tengen-fuzz-{}.sgf", std::process::id()));
+    std::fs::write(&path, record).ok()?;
+    Some(path.to_string_lossy().into_owned())
+}
+
 /// One GTP line: preprocessing and parsing never panic, and a parsed command printed
 /// back parses to the same command.
 pub fn gtp_line(data: &[u8]) {
@@ -66,14 +101,30 @@ pub fn sgf_file(data: &[u8]) {
 /// A GTP session of the input's lines, run by the real executor on this thread (no
 /// reader thread, so that one input takes microseconds, not scheduler slices), with
 /// searches held to 16 playouts on one thread and analysis stopped after its first
-/// round. Lines that would write files (`printsgf FILE`) are dropped. Checks: every
-/// non-empty line until `quit` gets a well-framed response (`=` or `?`, then the line's
-/// id), none an internal error (a caught panic), none longer than
-/// [`MAX_RESPONSE_BYTES`], the whole within [`SESSION_TIME`]. (`serve` itself, with its
-/// reader thread, is fuzzed through the binary by `tests/gtp_fuzz.rs`.)
+/// round. Lines that would write files (`printsgf FILE`) are dropped. An input may carry
+/// an SGF record after a NUL byte (up to [`SESSION_SGF_BYTES`]): it is written to a file,
+/// and every `loadsgf` line reads that file (its own file name replaced), so the fuzzer
+/// builds records and sessions together. Checks: every non-empty line until `quit` gets
+/// a well-framed response (`=` or `?`, then the line's id), none an internal error (a
+/// caught panic), none longer than [`MAX_RESPONSE_BYTES`], the whole within
+/// [`SESSION_TIME`], and the process's peak memory within [`SESSION_PEAK_MIB`]. (`serve`
+/// itself, with its reader thread, is fuzzed through the binary by `tests/gtp_fuzz.rs`.)
 pub fn session(data: &[u8]) {
+    session_responses(data);
+}
+
+/// [`session`], returning every response in order.
+pub fn session_responses(data: &[u8]) -> Vec<String> {
     use crate::gtp::serve::{builtin_reply, format_response};
     use crate::gtp::{Command, Context, Executor};
+    let (data, record) = match data.iter().position(|&b| b == 0) {
+        Some(i) => (&data[..i], Some(&data[i + 1..])),
+        None => (data, None),
+    };
+    let record_path = record
+        .map(|r| &r[..r.len().min(SESSION_SGF_BYTES)])
+        .and_then(session_record);
+    let peak_known = reset_peak_memory();
     let data = &data[..data.len().min(SESSION_BYTES)];
     let text = String::from_utf8_lossy(data);
     let settings = Settings {
@@ -85,6 +136,7 @@ pub fn session(data: &[u8]) {
         ..Settings::default()
     };
     let mut engine = Engine::new(Rules::chinese(), settings);
+    let mut responses = Vec::new();
     let start = Instant::now();
     for raw in text.split('\n') {
         let line = preprocess(raw);
@@ -95,6 +147,14 @@ pub fn session(data: &[u8]) {
         if words.iter().take(2).any(|w| *w == "printsgf") && words.last() != Some(&"printsgf") {
             continue;
         }
+        let line = match (&record_path, words.iter().position(|w| *w == "loadsgf")) {
+            (Some(path), Some(i)) if i + 1 < words.len() => {
+                let mut w: Vec<&str> = words.clone();
+                w[i + 1] = path;
+                w.join(" ")
+            }
+            _ => line,
+        };
         let parsed = parse_command(&line);
         let mut streamed = String::new();
         let (result, quit) = match parsed.command {
@@ -137,12 +197,21 @@ pub fn session(data: &[u8]) {
         if let Some(id) = crate::gtp::command::line_id(&line) {
             assert!(response[1..].starts_with(id), "id {id} lost: {response:?}");
         }
+        responses.push(response);
+        if peak_known {
+            let peak = peak_memory_mib().unwrap_or(0);
+            assert!(
+                peak <= SESSION_PEAK_MIB,
+                "peak memory {peak} MiB after {line:?}"
+            );
+        }
         if quit {
             break;
         }
     }
     let took = start.elapsed();
     assert!(took <= SESSION_TIME, "session took {took:?}");
+    responses
 }
 
 #[cfg(test)]
@@ -154,5 +223,19 @@ mod tests {
         gtp_line(b"1 play b D4\nkomi 6.5\n  \n");
         sgf_file(b"(;SZ[9];B[ee];W[cc])");
         session(b"boardsize 9\n3 play b e5\ngenmove w\nfinal_score\nquit\nname\n");
+        session(b"loadsgf x 3\nkata-analyze b 10 ownership true\nshowboard\n\0(;SZ[9];B[ee];W[cc];B[gg])");
+    }
+
+    /// A record carried after the NUL byte is what `loadsgf` reads, whatever file name
+    /// the line gives.
+    #[test]
+    fn a_session_loads_the_record_it_carries() {
+        let record = b"(;SZ[9];B[ee];W[cc];B[gg])";
+        let path = session_record(record).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), record);
+        let mut input = b"boardsize 9\nloadsgf anything.sgf 3\nlist_stones white\n\0".to_vec();
+        input.extend_from_slice(record);
+        let responses = session_responses(&input);
+        assert_eq!(responses, ["= \n\n", "= \n\n", "= C7\n\n"]);
     }
 }

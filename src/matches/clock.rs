@@ -25,14 +25,14 @@ impl TimeSystem {
             words
                 .get(i)
                 .and_then(|w| w.parse::<f64>().ok())
-                .filter(|v| v.is_finite() && *v >= 0.0 && v.fract() == 0.0)
+                .filter(|v| crate::limits::seconds_ok(*v) && v.fract() == 0.0)
                 .ok_or_else(|| format!("bad number in time system {s:?} (whole seconds)"))
         };
         let count = |i: usize| -> Result<u32, String> {
             words
                 .get(i)
                 .and_then(|w| w.parse::<u32>().ok())
-                .filter(|&v| v >= 1)
+                .filter(|&v| v >= 1 && crate::limits::stones_ok(u64::from(v)))
                 .ok_or_else(|| format!("bad count in time system {s:?} (need 1 or more)"))
         };
         let kind = words.first().map(|w| w.to_ascii_lowercase());
