@@ -567,7 +567,7 @@ fn convert(root: &ParsedNode<Prop>, keep: Option<usize>) -> Result<SgfRecord, Sg
         match prop {
             // A komi outside the range GTP's `komi` accepts (1e308, nan, inf, -1e5) is
             // refused, as `komi` refuses it, rather than put into the game.
-            Prop::KM(k) => rec.komi = Some(komi(*k, &k.to_string())?),
+            Prop::KM(k) => rec.komi = Some(komi(*k, &format!("{k:e}"))?),
             // FF[3]-era or locale-damaged komi such as "6,5" or " 6.5 ". A value that is
             // no number at all ("six") is ignored, as for other unused properties.
             Prop::Invalid(id, values) if id == "KM" => {
