@@ -17,9 +17,6 @@ use crate::record::{game_from_record, move_text, record_of};
 use crate::search::{Analysis, Limits, Search};
 use crate::sgf::{self, SgfMove, SgfNode, SgfPoint};
 
-/// Largest record read, in bytes (real records are a few KiB).
-const MAX_FILE_BYTES: u64 = 16 << 20;
-
 /// Options of `tengen review`.
 #[derive(Args, Debug, Clone)]
 pub struct ReviewArgs {
@@ -91,16 +88,8 @@ pub struct Review {
 /// Reads the record and builds its start position and main-line moves.
 #[allow(clippy::type_complexity)]
 fn load(args: &ReviewArgs) -> anyhow::Result<(Game, Vec<(Color, Move)>, Vec<(String, String)>)> {
-    let meta = std::fs::metadata(&args.file)?;
-    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
-        anyhow::bail!(
-            "{}: not a regular file of at most {} MiB",
-            args.file.display(),
-            MAX_FILE_BYTES >> 20
-        );
-    }
-    let text = String::from_utf8_lossy(&std::fs::read(&args.file)?).into_owned();
-    let rec = sgf::parse_record(&text)?;
+    let rec = sgf::read_record_file(&args.file, None)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
     let template = args.engine.engine().game;
     let full = game_from_record(&rec, &template, None).map_err(anyhow::Error::msg)?;
     let start = game_from_record(&rec, &template, Some(1)).map_err(anyhow::Error::msg)?;

@@ -153,3 +153,217 @@ fn verbosity_levels_add_detail() {
     assert!(logs[2].contains(" visits  win "), "{}", logs[2]);
     assert!(logs[2].len() > logs[1].len() && logs[1].len() > logs[0].len());
 }
+
+/// A fresh engine with `--max-memory 64` driven one command at a time, so that its peak
+/// RSS can be read from /proc before `quit`.
+struct Engine {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        use std::process::Stdio;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+            .args(["-v", "0", "--max-memory", "64", "--playouts", "50"])
+            .args(["--threads", "1"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start tengen");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        Engine {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    /// Sends one command and returns its response (trailing blank line dropped).
+    fn ask(&mut self, command: &str) -> String {
+        use std::io::{BufRead, Write};
+        writeln!(self.stdin, "{command}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut response = String::new();
+        loop {
+            let mut line = String::new();
+            assert!(self.stdout.read_line(&mut line).unwrap() > 0, "engine died");
+            if line.trim().is_empty() {
+                break;
+            }
+            response.push_str(&line);
+        }
+        response.trim_end().to_string()
+    }
+
+    /// Peak resident memory so far, in KiB (`VmHWM`), if /proc tells.
+    fn peak_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    fn quit(mut self) {
+        assert_eq!(self.ask("quit"), "=");
+        self.child.wait().unwrap();
+    }
+}
+
+/// A fresh temporary folder for one test's files.
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tengen-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Hostile records: each is answered (refused, or its main line loaded), the engine
+/// answers afterwards, and its peak RSS stays far below what the files would cost if
+/// parsed whole (4,000,000 nodes cost 1.3 GiB before the limits).
+#[test]
+fn hostile_sgf_records_are_answered_in_bounded_memory() {
+    let dir = temp_dir("hostile");
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let nodes = write("nodes.sgf", format!("(;SZ[9]{})", ";".repeat(4_000_000)));
+    let max_file = 32 << 20;
+    let full = write("full.sgf", format!("(;SZ[9]{})", ";".repeat(max_file - 8)));
+    let variations = write(
+        "variations.sgf",
+        format!("(;SZ[9];B[ee];W[cc]{})", "(;B[aa])".repeat(1_000_000)),
+    );
+    let props = write("props.sgf", format!("(;SZ[9]{})", "XX[]".repeat(1_000_000)));
+    let lists = write(
+        "lists.sgf",
+        format!("(;SZ[19]{})", "AB[aa:ss]".repeat(100_000)),
+    );
+    let komi = write("komi.sgf", "(;SZ[9]KM[1e308];B[ee])".to_string());
+    let t0 = Instant::now();
+    let mut e = Engine::start();
+    assert_eq!(e.ask("play b D4"), "=");
+    let refused = "? cannot load file";
+    for file in [&nodes, &full, &props, &lists, &komi] {
+        assert_eq!(e.ask(&format!("loadsgf {file}")), refused, "{file}");
+        assert_eq!(e.ask("list_stones b"), "= D4", "state kept after {file}");
+    }
+    assert_eq!(e.ask(&format!("loadsgf {nodes} 2")), refused);
+    assert_eq!(e.ask(&format!("loadsgf {full} 2")), refused);
+    // The main line of the variations file: B E5, W C7, then the first variation's A9.
+    assert_eq!(e.ask(&format!("loadsgf {variations}")), "=");
+    assert_eq!(e.ask("list_stones b"), "= A9 E5");
+    assert_eq!(e.ask("name"), "= Tengen");
+    let peak = e.peak_kib();
+    e.quit();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
+    if let Some(peak) = peak {
+        assert!(peak < 256 << 10, "peak RSS {peak} KiB");
+    }
+}
+
+/// `printsgf FILE` writes only a regular file that is not standard output: a named pipe
+/// without a reader is refused at once (it used to block the engine for good), as are a
+/// pipe with a reader, a device, a socket and a folder.
+#[test]
+fn printsgf_writes_only_regular_files() {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = temp_dir("printsgf");
+    let fifo = dir.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    let mut e = Engine::start();
+    let refused = "? cannot write file";
+    if made.is_ok_and(|s| s.success()) {
+        let t0 = Instant::now();
+        assert_eq!(e.ask(&format!("printsgf {}", fifo.display())), refused);
+        assert!(t0.elapsed() < Duration::from_secs(1), "{:?}", t0.elapsed());
+        // With a reader the open succeeds; the file is still refused.
+        let reader = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&fifo)
+            .unwrap();
+        assert_eq!(e.ask(&format!("printsgf {}", fifo.display())), refused);
+        let mut got = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut &reader, &mut got);
+        assert!(got.is_empty(), "nothing written into the pipe");
+    } else {
+        eprintln!("no mkfifo here; pipe cases skipped");
+    }
+    let socket = dir.join("socket");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    for target in [
+        "/dev/null".to_string(),
+        dir.display().to_string(),
+        socket.display().to_string(),
+        dir.join("no/such/dir/x.sgf").display().to_string(),
+    ] {
+        assert_eq!(e.ask(&format!("printsgf {target}")), refused, "{target}");
+    }
+    // A regular file, new or existing (replaced), is written.
+    let file = dir.join("game.sgf");
+    assert_eq!(e.ask("play b E5"), "=");
+    for _ in 0..2 {
+        assert_eq!(e.ask(&format!("printsgf {}", file.display())), "=");
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            text.starts_with("(;FF[4]") && text.ends_with(")\n"),
+            "{text}"
+        );
+        assert_eq!(text.matches("(;").count(), 1, "{text}");
+    }
+    e.quit();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// With standard output redirected to a regular file, `printsgf` to that same file (by
+/// any name) is refused rather than written into the GTP stream.
+#[test]
+fn printsgf_never_writes_into_the_gtp_stream() {
+    let dir = temp_dir("stdout");
+    let out = dir.join("gtp.out");
+    let other = dir.join("other.sgf");
+    let input = format!(
+        "printsgf /dev/stdout\nprintsgf /proc/self/fd/1\nprintsgf {}\nprintsgf {}\nquit\n",
+        out.display(),
+        other.display()
+    );
+    let status = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args(["-v", "0"])
+        .stdin(
+            std::fs::File::open({
+                let input_file = dir.join("in.gtp");
+                std::fs::write(&input_file, input).unwrap();
+                input_file
+            })
+            .unwrap(),
+        )
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let text = std::fs::read_to_string(&out).unwrap();
+    let responses: Vec<&str> = text.split("\n\n").map(str::trim_end).collect();
+    assert_eq!(
+        responses[..5],
+        [
+            "? cannot write file",
+            "? cannot write file",
+            "? cannot write file",
+            "=",
+            "="
+        ],
+        "{text}"
+    );
+    assert!(!text.contains("(;"), "{text}");
+    assert!(std::fs::read_to_string(&other)
+        .unwrap()
+        .starts_with("(;FF[4]"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

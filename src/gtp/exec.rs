@@ -350,12 +350,8 @@ impl Executor for Engine {
                 Ok(status_list(self, status, &|| ctx.interrupted()).into())
             }
             Command::Loadsgf { file, move_number } => {
-                let bytes = read_sgf_file(&file).map_err(|e| {
-                    crate::log!(1, "loadsgf {file}: {e}");
-                    GtpError::CannotLoadFile
-                })?;
-                let text = String::from_utf8_lossy(&bytes);
-                let rec = sgf::parse_record_before(&text, move_number).map_err(|e| {
+                let path = std::path::Path::new(&file);
+                let rec = sgf::read_record_file(path, move_number).map_err(|e| {
                     crate::log!(1, "loadsgf {file}: {e}");
                     GtpError::CannotLoadFile
                 })?;
@@ -371,7 +367,7 @@ impl Executor for Engine {
                 match file {
                     None => Ok(text.into()),
                     Some(f) => {
-                        std::fs::write(&f, text + "\n").map_err(|e| {
+                        sgf::write_file(std::path::Path::new(&f), &(text + "\n")).map_err(|e| {
                             crate::log!(1, "printsgf {f}: {e}");
                             GtpError::Other("cannot write file".into())
                         })?;
@@ -464,43 +460,4 @@ impl Engine {
         })?;
         Ok(vertex_list(points).into())
     }
-}
-
-/// Largest file `loadsgf` reads: far above any real record (the biggest joseki and
-/// problem collections are a few MiB), far below what would strain memory.
-pub const MAX_SGF_BYTES: u64 = 32 << 20;
-
-/// Reads a record for `loadsgf`: a regular file (not a device such as `/dev/zero`, a
-/// pipe or a folder) of at most [`MAX_SGF_BYTES`], read with that cap even if it grows
-/// meanwhile.
-fn read_sgf_file(path: &str) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    // Look before opening: opening a named pipe would block until someone writes to it.
-    if !std::fs::metadata(path)
-        .map_err(|e| e.to_string())?
-        .is_file()
-    {
-        return Err("not a regular file".into());
-    }
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let meta = file.metadata().map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err("not a regular file".into());
-    }
-    if meta.len() > MAX_SGF_BYTES {
-        return Err(format!(
-            "{} bytes, more than the {MAX_SGF_BYTES} a record may have",
-            meta.len()
-        ));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_SGF_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_SGF_BYTES {
-        return Err(format!(
-            "more than the {MAX_SGF_BYTES} bytes a record may have"
-        ));
-    }
-    Ok(bytes)
 }

@@ -811,8 +811,8 @@ fn load_openings(dir: &Path, size: usize) -> anyhow::Result<Vec<Opening>> {
     files.sort();
     let mut out = Vec::new();
     for f in files {
-        let text = fs::read_to_string(&f).with_context(|| format!("{}", f.display()))?;
-        let rec = sgf::parse_record(&text).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+        let rec =
+            sgf::read_record_file(&f, None).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
         if rec.size != size {
             bail!(
                 "{}: a {}x{} opening for a {size}x{size} match",

@@ -333,7 +333,7 @@ pub(crate) fn read_split<P: Send>(
         &files.iter().enumerate().collect::<Vec<_>>(),
         threads,
         |(i, path)| {
-            let text = std::fs::read_to_string(path).unwrap_or_default();
+            let text = crate::sgf::read_file_text(path).unwrap_or_default();
             ((i + 1) % every == 0, positions(&text))
         },
     );
