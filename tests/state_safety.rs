@@ -1,5 +1,7 @@
 //! State safety as a property: in random command sequences (good and bad arguments,
-//! legal and illegal moves, set-up, clocks, files), every command answered with `?`
+//! legal and illegal moves, set-up, clocks, files, hostile SGF records, live analysis),
+//! the engine's peak memory stays under [`PEAK_MIB`] with `--max-memory 64`, and every
+//! command answered with `?`
 //! leaves every observable as it was: the position (`showboard`), the history, komi and
 //! set-up (`printsgf`), the rules, clocks and time system (`tengen-state`). And the
 //! engine that ran the whole sequence plays the same next move (fixed seed, fixed
@@ -8,7 +10,50 @@
 #[path = "common/gtp.rs"]
 mod gtp;
 
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
 use proptest::prelude::*;
+
+/// The most resident memory a session may reach, with `--max-memory 64`.
+const PEAK_MIB: u64 = 256;
+
+/// Hostile SGF records, written once to a folder of their own: cheap to write, and each
+/// took far more memory to parse than its size once (issue 25).
+fn hostile_sgf() -> &'static [String] {
+    static FILES: OnceLock<Vec<String>> = OnceLock::new();
+    FILES.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("tengen-state-safety-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let records: Vec<(&str, String)> = vec![
+            // 4,000,000 empty nodes (4 MB): 1.3 GB to parse whole.
+            ("nodes.sgf", format!("(;SZ[9]{})", ";".repeat(4_000_000))),
+            // A short main line, then 300,000 variations.
+            (
+                "variations.sgf",
+                format!("(;SZ[9];B[ee]{})", "(;W[aa])".repeat(300_000)),
+            ),
+            // 500,000 unknown properties in one node.
+            (
+                "properties.sgf",
+                format!("(;SZ[9];B[ee]{})", "XX[]".repeat(500_000)),
+            ),
+            // Komi far out of range.
+            ("komi.sgf", "(;SZ[9]KM[1e308];B[ee])".to_string()),
+            ("komi-nan.sgf", "(;SZ[9]KM[nan];B[ee])".to_string()),
+            ("fine.sgf", "(;SZ[9]KM[6.5];B[ee];W[cc];B[gg])".to_string()),
+        ];
+        records
+            .into_iter()
+            .map(|(name, text)| {
+                let path = dir.join(name);
+                std::fs::write(&path, text).unwrap();
+                path.to_string_lossy().into_owned()
+            })
+            .collect()
+    })
+}
 
 const OBSERVE: &[&str] = &["showboard", "printsgf", "tengen-state"];
 
@@ -31,7 +76,7 @@ fn colour(a: u16) -> &'static str {
 fn command(kind: u8, a: u16, b: u16) -> String {
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
     let gogui = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpora/gogui-sgf");
-    match kind % 30 {
+    match kind % 32 {
         0..=7 => format!("play {} {}", colour(a), vertex(a / 5, b)),
         8 => [
             "boardsize 9",
@@ -98,14 +143,31 @@ fn command(kind: u8, a: u16, b: u16) -> String {
         26 => format!("play {}", colour(a)),
         27 => ["foo", "play b D4 D5", "genmove", "undo 2", "quit_not"][(a % 5) as usize].into(),
         28 => format!("printsgf {data}"),
+        29 => {
+            let files = hostile_sgf();
+            let file = &files[(a as usize) % files.len()];
+            match b % 3 {
+                0 => format!("loadsgf {file}"),
+                _ => format!("loadsgf {file} {}", b % 7),
+            }
+        }
+        30 => [
+            "lz-analyze 10",
+            "kata-analyze b 10 ownership true",
+            "lz-analyze w 10 minmoves 2",
+            "kata-analyze 1e99",
+            "lz-genmove_analyze b 10",
+            "kata-genmove_analyze w 10 ownership true",
+        ][(a % 6) as usize]
+            .into(),
         _ => format!("genmove {}", colour(a)),
     }
 }
 
-/// Runs the lines through a fresh engine and returns each line's response, in order.
+/// Runs the lines through a fresh engine and returns each line's response, in order;
+/// fails when the engine's peak resident memory (VmHWM, read once every line is answered
+/// and before `quit`) passes [`PEAK_MIB`].
 fn run(lines: &[String]) -> Vec<String> {
-    let mut input = lines.join("\n");
-    input.push_str("\nquit\n");
     let args = [
         "-v",
         "0",
@@ -117,8 +179,48 @@ fn run(lines: &[String]) -> Vec<String> {
         "20",
         "--status-playouts",
         "20",
+        "--max-memory",
+        "64",
     ];
-    let text = gtp::run_once(&args, &input).0;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start tengen");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut input = lines.join("\n");
+    input.push('\n');
+    let (go_on, quit) = std::sync::mpsc::channel::<()>();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+        let _ = quit.recv();
+        let _ = stdin.write_all(b"quit\n");
+    });
+    let mut stdout = child.stdout.take().unwrap();
+    let mut text = String::new();
+    let mut buf = [0u8; 1 << 16];
+    while text.matches("\n\n").count() < lines.len() {
+        let n = stdout.read(&mut buf).unwrap();
+        assert!(n > 0, "the engine stopped after {text}");
+        text.push_str(std::str::from_utf8(&buf[..n]).unwrap());
+    }
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let peak_kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    go_on.send(()).unwrap();
+    stdout.read_to_string(&mut text).unwrap();
+    writer.join().unwrap();
+    child.wait().unwrap();
+    assert!(
+        peak_kib < PEAK_MIB * 1024,
+        "peak {} MiB after {lines:?}",
+        peak_kib / 1024
+    );
     let mut responses: Vec<String> = text.split("\n\n").map(str::to_string).collect();
     responses.pop();
     assert_eq!(responses.len(), lines.len() + 1, "one response per line");
@@ -201,6 +303,21 @@ fn a_fixed_sequence_with_failures() {
     // play w E5, komi, the third undo, time_settings, loadsgf, the sequence onto a
     // handicap stone, set_free_handicap on a board with stones.
     assert_eq!(failed, 7);
+}
+
+/// Every hostile record, whole and up to move 2, then analysis: within the memory bound,
+/// and each refusal changes nothing.
+#[test]
+fn hostile_records_stay_within_memory() {
+    let mut commands = vec!["boardsize 9".to_string(), "play b C3".to_string()];
+    for f in hostile_sgf() {
+        commands.push(format!("loadsgf {f}"));
+        commands.push(format!("loadsgf {f} 2"));
+        commands.push("kata-analyze b 10 ownership true".to_string());
+    }
+    let failed = check(&commands).unwrap();
+    // At least the two komi records are refused, whole and at move 2.
+    assert!(failed >= 4, "{failed}");
 }
 
 proptest! {
