@@ -175,7 +175,16 @@ fn flood_during_genmove_is_held_back_by_the_pipe() {
     // A 4 s search (not a playout count) so that `genmove` ends by itself and every
     // queued line can be checked to be answered.
     let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
-        .args(["--threads", "1", "--max-memory", "64", "--move-time", "4", "-v", "0"])
+        .args([
+            "--threads",
+            "1",
+            "--max-memory",
+            "64",
+            "--move-time",
+            "4",
+            "-v",
+            "0",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -223,5 +232,8 @@ fn flood_during_genmove_is_held_back_by_the_pipe() {
     assert_eq!(answer(), "=");
     assert!(child.wait().unwrap().success());
     eprintln!("{sent} lines of 1 MB, peak RSS {peak_mib} MiB");
-    assert!(peak_mib < 200, "peak RSS {peak_mib} MiB with {sent} lines sent");
+    assert!(
+        peak_mib < 200,
+        "peak RSS {peak_mib} MiB with {sent} lines sent"
+    );
 }
