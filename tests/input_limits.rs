@@ -2,6 +2,7 @@
 //! each answered as README's "Lenient or strict" table decides.
 
 use std::process::Command;
+use std::thread;
 use std::time::{Duration, Instant};
 
 #[path = "common/gtp.rs"]
@@ -366,4 +367,87 @@ fn printsgf_never_writes_into_the_gtp_stream() {
         .unwrap()
         .starts_with("(;FF[4]"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `VmHWM` (peak resident memory) of process `pid`, in KiB, from `/proc`.
+fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+#[test]
+fn flood_during_genmove_is_held_back_by_the_pipe() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    if peak_rss_kib(std::process::id()).is_none() {
+        eprintln!("no /proc here; skipped");
+        return;
+    }
+    // A 4 s search (not a playout count) so that `genmove` ends by itself and every
+    // queued line can be checked to be answered.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args([
+            "--threads",
+            "1",
+            "--max-memory",
+            "64",
+            "--move-time",
+            "4",
+            "-v",
+            "0",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start tengen");
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut answer = || {
+        let mut text = String::new();
+        loop {
+            let mut l = String::new();
+            assert!(out.read_line(&mut l).unwrap() > 0, "output ended");
+            if l.trim().is_empty() {
+                return text;
+            }
+            text.push_str(l.trim_end());
+        }
+    };
+    stdin.write_all(b"boardsize 19\n").unwrap();
+    assert_eq!(answer(), "=");
+    stdin.write_all(b"genmove b\n").unwrap();
+    // 1 MB lines as fast as the pipe takes them, for 3 s (the search runs meanwhile).
+    let flood = thread::spawn(move || {
+        let mut line = b"known_command ".to_vec();
+        line.resize(999_999, b'x');
+        line.push(b'\n');
+        let t0 = Instant::now();
+        let mut sent = 0;
+        while t0.elapsed() < Duration::from_secs(3) {
+            stdin.write_all(&line).unwrap();
+            sent += 1;
+        }
+        (stdin, sent)
+    });
+    let (mut stdin, sent) = flood.join().unwrap();
+    let peak_mib = peak_rss_kib(pid).unwrap() / 1024;
+    let mv = answer();
+    assert!(mv.starts_with("= ") && mv.len() > 2, "{mv}");
+    for i in 0..sent {
+        assert_eq!(answer(), "= false", "flood line {i} of {sent}");
+    }
+    let peak_mib = peak_mib.max(peak_rss_kib(pid).unwrap() / 1024);
+    stdin.write_all(b"quit\n").unwrap();
+    assert_eq!(answer(), "=");
+    assert!(child.wait().unwrap().success());
+    eprintln!("{sent} lines of 1 MB, peak RSS {peak_mib} MiB");
+    assert!(
+        peak_mib < 200,
+        "peak RSS {peak_mib} MiB with {sent} lines sent"
+    );
 }

@@ -2,13 +2,22 @@
 //! responses. A reader thread splits raw input into preprocessed lines; the main loop
 //! parses them, runs them strictly in order through an [`Executor`] and frames the
 //! responses. Logs go to stderr.
+//!
+//! The reader hands lines over through a bounded queue: at most [`MAX_QUEUED_BYTES`]
+//! of line text and [`MAX_QUEUED_LINES`] lines wait for the main loop (one line is
+//! always let in, however long). While a long command runs and the queue is full, the
+//! reader stops reading, the pipe fills and the client's writes block, as with an
+//! engine that reads its input synchronously; memory stays bounded whatever the client
+//! sends. `# interrupt` and the signals a running command polls (input pending, a line
+//! arrived, end of input) work as long as the queue has room; an interrupt written
+//! behind a full queue is read once the queue drains, as GNU Go would read it.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 
 use super::command::{is_known_command, line_id, list_commands, parse_command, Command};
@@ -19,6 +28,13 @@ use super::preprocess::preprocess;
 /// (unless what follows the limit is only a comment or white space); its tail is read
 /// and thrown away, never stored.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Most bytes of preprocessed line text waiting for the main loop; the reader waits
+/// while the next line would pass it (a line into an empty queue always goes in).
+pub const MAX_QUEUED_BYTES: usize = 4 << 20;
+
+/// Most lines waiting for the main loop, whatever their length.
+pub const MAX_QUEUED_LINES: usize = 4096;
 
 /// The protocol version answered to `protocol_version`.
 pub const PROTOCOL_VERSION: &str = "2";
@@ -191,6 +207,122 @@ enum Input {
     Eof,
 }
 
+impl Input {
+    /// The bytes of text this message holds, counted against [`MAX_QUEUED_BYTES`].
+    fn text_len(&self) -> usize {
+        match self {
+            Input::Line { text, .. } => text.len(),
+            Input::TooLong { id } => id.as_ref().map_or(0, String::len),
+            Input::Eof => 0,
+        }
+    }
+}
+
+/// The queue between the reader thread and the main loop, bounded by
+/// [`MAX_QUEUED_BYTES`] and [`MAX_QUEUED_LINES`].
+#[derive(Default)]
+struct Queue {
+    state: Mutex<QueueState>,
+    /// Signalled when a message is added or the reader has gone.
+    filled: Condvar,
+    /// Signalled when a message is taken or the main loop has gone.
+    drained: Condvar,
+}
+
+#[derive(Default)]
+struct QueueState {
+    items: VecDeque<Input>,
+    /// The sum of `text_len` over `items`.
+    bytes: usize,
+    /// The reader has finished (its [`LineSender`] is dropped).
+    reader_gone: bool,
+    /// The main loop has finished (its [`LineReceiver`] is dropped).
+    loop_gone: bool,
+}
+
+impl Queue {
+    /// The state; a panic elsewhere while it was held leaves it consistent.
+    fn lock(&self) -> MutexGuard<'_, QueueState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The reader's end of the queue. Dropping it tells the main loop no more will come.
+struct LineSender(Arc<Queue>);
+
+/// The main loop's end of the queue. Dropping it releases a reader waiting for room.
+struct LineReceiver(Arc<Queue>);
+
+/// A new queue's two ends.
+fn line_queue() -> (LineSender, LineReceiver) {
+    let queue = Arc::new(Queue::default());
+    (LineSender(Arc::clone(&queue)), LineReceiver(queue))
+}
+
+impl LineSender {
+    /// Adds `msg`, first waiting while the queue is full. `Err` once the main loop has
+    /// gone (the message is dropped).
+    fn send(&self, msg: Input) -> Result<(), ()> {
+        let len = msg.text_len();
+        let mut state = self.0.lock();
+        while !state.loop_gone
+            && !state.items.is_empty()
+            && (state.bytes + len > MAX_QUEUED_BYTES || state.items.len() >= MAX_QUEUED_LINES)
+        {
+            state = self
+                .0
+                .drained
+                .wait(state)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        if state.loop_gone {
+            return Err(());
+        }
+        state.bytes += len;
+        state.items.push_back(msg);
+        self.0.filled.notify_one();
+        Ok(())
+    }
+}
+
+impl Drop for LineSender {
+    fn drop(&mut self) {
+        self.0.lock().reader_gone = true;
+        self.0.filled.notify_all();
+    }
+}
+
+impl LineReceiver {
+    /// The next message, waiting for one; `None` once the queue is empty and the reader
+    /// has gone.
+    fn recv(&self) -> Option<Input> {
+        let mut state = self.0.lock();
+        loop {
+            if let Some(msg) = state.items.pop_front() {
+                state.bytes -= msg.text_len();
+                self.0.drained.notify_one();
+                return Some(msg);
+            }
+            if state.reader_gone {
+                return None;
+            }
+            state = self.0.filled.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+impl Drop for LineReceiver {
+    fn drop(&mut self) {
+        let mut state = self.0.lock();
+        state.loop_gone = true;
+        // Nobody will take them: free the queued lines now.
+        state.items.clear();
+        state.bytes = 0;
+        drop(state);
+        self.0.drained.notify_all();
+    }
+}
+
 /// Writes one line to stderr, ignoring failure (stderr may be closed too).
 /// `text` cut to its first 200 characters, for the traffic log of `-v 2`.
 fn shortened(text: &str) -> String {
@@ -243,8 +375,9 @@ fn classify(raw: &[u8], truncated: bool, tail_has_content: bool, shared: &Shared
 }
 
 /// The reader thread: splits `input` into lines, keeping at most [`MAX_LINE_BYTES`] of
-/// each, and sends them on until the input ends or the main loop has gone.
-fn read_lines<R: Read>(input: R, tx: &Sender<Input>, shared: &Shared) {
+/// each, and sends them on until the input ends or the main loop has gone. Waits (and
+/// so stops reading) while the queue is full.
+fn read_lines<R: Read>(input: R, tx: &LineSender, shared: &Shared) {
     let mut reader = BufReader::with_capacity(64 * 1024, input);
     let mut line: Vec<u8> = Vec::new();
     let mut truncated = false;
@@ -405,11 +538,11 @@ fn send<W: Write>(output: &mut W, response: &str) -> io::Result<bool> {
 /// output.
 fn main_loop<E: Executor + ?Sized, W: Write>(
     exec: &mut E,
-    rx: &Receiver<Input>,
+    rx: &LineReceiver,
     shared: &Arc<Shared>,
     output: &mut W,
 ) -> io::Result<()> {
-    while let Ok(msg) = rx.recv() {
+    while let Some(msg) = rx.recv() {
         let (response, quit) = match msg {
             Input::Eof => break,
             Input::TooLong { id } => {
@@ -519,7 +652,8 @@ fn main_loop<E: Executor + ?Sized, W: Write>(
 ///
 /// Returns `Ok(())` after `quit`, at the end of input, or when `output` is a broken pipe;
 /// an error only for another output failure. Never panics on any input. The reader
-/// thread is left behind if it is still blocked on `input` (as after `quit` on stdin).
+/// thread is left behind if it is still blocked on `input` (as after `quit` on stdin);
+/// one waiting for room in the full queue is released when `serve` returns.
 pub fn serve<E, R, W>(exec: &mut E, input: R, mut output: W) -> io::Result<()>
 where
     E: Executor + ?Sized,
@@ -527,7 +661,7 @@ where
     W: Write,
 {
     let shared = Arc::new(Shared::default());
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = line_queue();
     let reader_shared = Arc::clone(&shared);
     thread::Builder::new()
         .name("gtp-reader".to_string())
@@ -837,6 +971,129 @@ mod tests {
                 None => Err(io::Error::other("disk on fire")),
             }
         }
+    }
+
+    /// An input of `lines` lines of `name x...` (extra words, ignored) of 1 MB, counting
+    /// the bytes read and telling when it is dropped (when the reader thread ends).
+    struct Flood {
+        lines: usize,
+        pos: usize,
+        read: Arc<AtomicU64>,
+        dropped: Arc<AtomicBool>,
+    }
+
+    const FLOOD_LINE: usize = 1_000_000;
+
+    impl Flood {
+        fn new(lines: usize) -> (Flood, Arc<AtomicU64>, Arc<AtomicBool>) {
+            let read = Arc::new(AtomicU64::new(0));
+            let dropped = Arc::new(AtomicBool::new(false));
+            let flood = Flood {
+                lines,
+                pos: 0,
+                read: Arc::clone(&read),
+                dropped: Arc::clone(&dropped),
+            };
+            (flood, read, dropped)
+        }
+    }
+
+    impl Read for Flood {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let mut n = 0;
+            while n < buf.len() && self.pos < self.lines * FLOOD_LINE {
+                let at = self.pos % FLOOD_LINE;
+                buf[n] = match at {
+                    0..5 => b"name "[at],
+                    _ if at == FLOOD_LINE - 1 => b'\n',
+                    _ => b'x',
+                };
+                n += 1;
+                self.pos += 1;
+            }
+            self.read.fetch_add(n as u64, Ordering::AcqRel);
+            Ok(n)
+        }
+    }
+
+    impl Drop for Flood {
+        fn drop(&mut self) {
+            self.dropped.store(true, Ordering::Release);
+        }
+    }
+
+    /// Answers `name` once `go` is set (a long command), then at once.
+    struct Busy {
+        go: Arc<AtomicBool>,
+        answered: usize,
+    }
+
+    impl Executor for Busy {
+        fn execute(&mut self, command: Command, _: &Context) -> Result<Reply, GtpError> {
+            assert!(wait_for(|| self.go.load(Ordering::Acquire)));
+            self.answered += 1;
+            match command {
+                Command::Quit => Ok(Reply::empty()),
+                _ => Ok("Busy".into()),
+            }
+        }
+    }
+
+    #[test]
+    fn reader_stops_reading_while_the_main_loop_is_busy() {
+        let (flood, read, dropped) = Flood::new(100);
+        let go = Arc::new(AtomicBool::new(false));
+        let mut exec = Busy {
+            go: Arc::clone(&go),
+            answered: 0,
+        };
+        let release = {
+            let (go, read) = (Arc::clone(&go), Arc::clone(&read));
+            thread::spawn(move || {
+                // Until the reader has stopped for a while: it waits for room.
+                let mut last = u64::MAX;
+                while read.load(Ordering::Acquire) != last {
+                    last = read.load(Ordering::Acquire);
+                    thread::sleep(Duration::from_millis(200));
+                }
+                go.store(true, Ordering::Release);
+                last
+            })
+        };
+        let mut out = Vec::new();
+        serve(&mut exec, flood, &mut out).unwrap();
+        let read_while_busy = release.join().unwrap();
+        // The queue's text, a line held by the reader, the one running, the buffer.
+        let bound = (MAX_QUEUED_BYTES + 2 * MAX_LINE_BYTES + (64 << 10)) as u64;
+        assert!(read_while_busy <= bound, "{read_while_busy} bytes read");
+        // Far short of the whole input (100 lines), whatever the constants say.
+        assert!(
+            read_while_busy < 20 * FLOOD_LINE as u64,
+            "{read_while_busy}"
+        );
+        assert!(read_while_busy >= FLOOD_LINE as u64, "{read_while_busy}");
+        // Nothing lost: every line answered once the loop drains.
+        assert_eq!(exec.answered, 100);
+        assert_eq!(out, "= Busy\n\n".repeat(100).into_bytes());
+        assert!(wait_for(|| dropped.load(Ordering::Acquire)));
+    }
+
+    #[test]
+    fn quit_releases_a_reader_waiting_on_a_full_queue() {
+        let (flood, read, dropped) = Flood::new(1_000_000);
+        let go = Arc::new(AtomicBool::new(true));
+        let mut exec = Busy {
+            go: Arc::clone(&go),
+            answered: 0,
+        };
+        // `quit` first, then an endless flood of 1 MB lines: the loop ends after the
+        // first answer while the reader may be waiting for room; it must end too.
+        let input = Cursor::new(b"quit\n".to_vec()).chain(flood);
+        let mut out = Vec::new();
+        serve(&mut exec, input, &mut out).unwrap();
+        assert_eq!(out, b"= \n\n");
+        assert!(wait_for(|| dropped.load(Ordering::Acquire)));
+        assert!(read.load(Ordering::Acquire) < 1 << 30);
     }
 
     #[test]
