@@ -408,38 +408,106 @@ fn an_early_pass_is_not_answered_with_a_pass() {
     }
 }
 
-/// An opponent that passes at move N (N = 1, 2, 5, 20, 40) on 9x9, 13x13 and 19x19, the
-/// moves before it Tengen's own at a few playouts: Tengen, to move after the pass, never
-/// passes (the board is still mostly open in each).
-#[test]
-fn an_opponent_passing_at_move_n_gets_no_pass_back() {
-    for size in [9, 13, 19] {
-        for n in [1usize, 2, 5, 20, 40] {
-            let settings = |playouts| Settings {
-                seed: 11 + n as u64,
-                threads: 1,
-                playouts: Some(playouts),
-                max_memory_mib: 32,
-                ..Settings::default()
-            };
-            let mut builder = Engine::new(rules(7.5), settings(30));
-            builder.game = tengen::Game::new(size, rules(7.5)).unwrap();
-            for _ in 1..n {
-                let c = builder.game.to_move();
-                if let Genmove::Resign = builder.genmove(c) {
-                    panic!("a resignation while building the position");
-                }
-            }
-            let passer = builder.game.to_move();
-            builder.game.play(passer, Move::Pass).unwrap();
-            let mut e = Engine::new(rules(7.5), settings(400));
-            e.game = builder.game.clone();
-            let mover = passer.opponent();
-            let m = e.genmove(mover);
-            assert!(
-                matches!(m, Genmove::Place(_)),
-                "{size}x{size}, pass at move {n}: {mover:?} answered {m:?}"
-            );
+/// An opponent that passes at move N, the moves before it Tengen's own at a few
+/// playouts: Tengen, to move after the pass, does not pass (the board is still mostly
+/// open in each case below: N = 1, 2, 5, 20, 40 on 9x9, 13x13 and 19x19).
+fn no_pass_after_a_pass_at_move(size: usize, n: usize) {
+    let settings = |playouts| Settings {
+        seed: 11 + n as u64,
+        threads: 1,
+        playouts: Some(playouts),
+        max_memory_mib: 32,
+        ..Settings::default()
+    };
+    let mut builder = Engine::new(rules(7.5), settings(30));
+    builder.game = tengen::Game::new(size, rules(7.5)).unwrap();
+    for _ in 1..n {
+        let c = builder.game.to_move();
+        if let Genmove::Resign = builder.genmove(c) {
+            panic!("a resignation while building the position");
         }
     }
+    let passer = builder.game.to_move();
+    builder.game.play(passer, Move::Pass).unwrap();
+    let board = builder.game.board();
+    let stones = board.stone_count(Color::Black) + board.stone_count(Color::White);
+    assert!(
+        2 * stones < size * size,
+        "the board is no longer mostly open"
+    );
+    let mut e = Engine::new(rules(7.5), settings(400));
+    e.game = builder.game.clone();
+    let mover = passer.opponent();
+    let m = e.genmove(mover);
+    assert!(
+        matches!(m, Genmove::Place(_)),
+        "{size}x{size}, pass at move {n}: {mover:?} answered {m:?}"
+    );
+}
+
+macro_rules! pass_at_move {
+    ($($name:ident: $size:expr, $n:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                no_pass_after_a_pass_at_move($size, $n);
+            }
+        )*
+    };
+}
+
+pass_at_move! {
+    pass_at_move_1_on_9x9: 9, 1;
+    pass_at_move_2_on_9x9: 9, 2;
+    pass_at_move_5_on_9x9: 9, 5;
+    pass_at_move_20_on_9x9: 9, 20;
+    pass_at_move_40_on_9x9: 9, 40;
+    pass_at_move_1_on_13x13: 13, 1;
+    pass_at_move_2_on_13x13: 13, 2;
+    pass_at_move_5_on_13x13: 13, 5;
+    pass_at_move_20_on_13x13: 13, 20;
+    pass_at_move_40_on_13x13: 13, 40;
+    pass_at_move_1_on_19x19: 19, 1;
+    pass_at_move_2_on_19x19: 19, 2;
+    pass_at_move_5_on_19x19: 19, 5;
+    pass_at_move_20_on_19x19: 19, 20;
+    pass_at_move_40_on_19x19: 19, 40;
+}
+
+/// Both sides alive with eyes, the E column dame (nine points), and at komi 0.5 White
+/// ahead by half a point as the board stands. After White's pass Black, behind by the
+/// count, plays on in the dame (the search expects to win them); after Black's pass
+/// White, ahead by the count, passes and wins.
+const DAME: [&str; 9] = [
+    ". X . X . O . O .",
+    "X X X X . O O O O",
+    ". X . X . O . O .",
+    "X X X X . O O O O",
+    ". X . X . O . O .",
+    "X X X X . O O O O",
+    ". X . X . O . O .",
+    "X X X X . O O O O",
+    ". X . X . O . O .",
+];
+
+#[test]
+fn no_pass_while_the_count_loses_and_points_are_left() {
+    let mut e = engine(
+        rules(0.5),
+        &DAME,
+        Color::White,
+        &[(Color::White, Move::Pass)],
+    );
+    match e.genmove(Color::Black) {
+        Genmove::Place(p) => assert_eq!(p.coord().0, 4, "{p:?} is not a dame"),
+        m => panic!("Black answered {m:?}"),
+    }
+    let mut e = engine(
+        rules(0.5),
+        &DAME,
+        Color::Black,
+        &[(Color::Black, Move::Pass)],
+    );
+    assert_eq!(e.genmove(Color::White), Genmove::Pass);
+    assert_eq!(e.final_score().result_string(), "W+0.5");
 }
