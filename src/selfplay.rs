@@ -19,10 +19,11 @@ use crate::sgf;
 #[derive(Args, Debug, Clone)]
 pub struct SelfplayArgs {
     /// Board size.
-    #[arg(long, default_value_t = 9)]
+    #[arg(long, default_value_t = 9,
+          value_parser = |s: &str| crate::cli::number_in(s, crate::sgf::MIN_SIZE, crate::board::MAX_SIZE))]
     pub size: usize,
-    /// Moves after which the game is stopped and counted (default 3·size²).
-    #[arg(long)]
+    /// Moves after which the game is stopped and counted (default 3·size²), 1..=10,000.
+    #[arg(long, value_parser = |s: &str| crate::cli::number_in(s, 1usize, 10_000))]
     pub max_moves: Option<usize>,
     /// Write the SGF here (default: print it on stdout).
     #[arg(long)]

@@ -50,6 +50,8 @@ fn bad_numbers_stop_the_program_at_start_up_with_status_2() {
         &["match", "--a", "x", "--b", "y", "--timeout", "nan"],
         &["match", "--a", "x", "--b", "y", "--komi", "inf"],
         &["review", "x.sgf", "--time-per-move", "nan"],
+        &["selfplay", "--size", "1000"],
+        &["selfplay", "--max-moves", "0"],
     ];
     for args in cases {
         let (code, stdout, stderr) = run(args, "boardsize 9\ngenmove b\nquit\n");

@@ -74,7 +74,7 @@ pub struct MatchArgs {
     #[arg(long)]
     pub referee: Option<String>,
     /// Moves after which a game is stopped and counted as it stands (default 3·size²).
-    #[arg(long)]
+    #[arg(long, value_parser = |s: &str| crate::cli::number_in(s, 1usize, 10_000))]
     pub max_moves: Option<usize>,
     /// Games played at once.
     #[arg(long, default_value_t = 1, value_parser = |s: &str| crate::cli::number_in(s, 1usize, 64))]
