@@ -8,7 +8,10 @@ issue 8), with sgfmill's board, independent of Tengen's:
   (the runner's `scorer` column says `engines`, not `referee` or `tengen`);
 - Tengen never answers an opponent's pass with a stone inside the opponent's settled
   area: an empty region of the board at that moment that only the opponent's stones
-  border;
+  border and that holds at most half of the empty points, on a board at most half
+  empty (the engine's own rule also asks that the stones be alive, which this board
+  cannot judge; on a mostly open board an early pass is answered with play anywhere:
+  README, "The clock and the end of the game");
 - Tengen never passes over an atari: right after an opponent's stone that leaves a chain
   of Tengen's beside it with one liberty, which extending would give two or more,
   Tengen does not pass (it passed so in 5 of 7 lost 9x9 games against GNU Go at
@@ -128,8 +131,12 @@ def check_game(path, tt=False):
                 passed_over.append(len(moves) + 1)
         if point is not None and colour == tengen and moves and moves[-1][1] is None:
             if board.get(*point) is None:
-                owner = region_owner(board, size, *point)
-                if owner is not None and owner != colour:
+                region, _, border = flood(board, size, *point)
+                empty = sum(
+                    board.get(r, c) is None for r in range(size) for c in range(size)
+                )
+                settled = len(border) == 1 and 2 * len(region) <= empty
+                if settled and 2 * empty <= size * size and border.pop() != colour:
                     violations.append((len(moves) + 1, point))
         if point is not None:
             try:
