@@ -8,6 +8,7 @@ games, Tengen's wins, games where the passer passed, and answers that were passe
 early pass with a pass and lost, or passed while more than half the board was empty.
 
 Usage: scripts/early_pass_check.py RUN_DIR [--tengen-name Tengen]
+(RUN_DIR's game-*.sgf, or its games.tar.gz when the games are archived.)
 The board is sgfmill's (pip install sgfmill), so captures count.
 """
 
@@ -28,6 +29,15 @@ def main():
     p.add_argument("--tengen-name", default="Tengen")
     args = p.parse_args()
     games = sorted(glob.glob(os.path.join(args.run_dir, "game-*.sgf")))
+    archive = os.path.join(args.run_dir, "games.tar.gz")
+    if not games and os.path.exists(archive):
+        import tarfile
+        import tempfile
+
+        unpacked = tempfile.mkdtemp()
+        with tarfile.open(archive) as tar:
+            tar.extractall(unpacked, filter="data")
+        games = sorted(glob.glob(os.path.join(unpacked, "game-*.sgf")))
     wins = passed = answered_pass = bad = 0
     for path in games:
         text = open(path, encoding="utf-8").read()
