@@ -331,9 +331,10 @@ fn parse_max_memory(s: &str) -> Result<usize, String> {
     number_in(s, 16, machine_mib())
 }
 
-/// `--status-playouts`: 1..=10,000,000.
+/// `--status-playouts`: 1..=10^9 (the judgement stops at `# interrupt`; its tree is
+/// bounded whatever the count).
 fn parse_status_playouts(s: &str) -> Result<usize, String> {
-    number_in(s, 1, 10_000_000)
+    number_in(s, 1, 1_000_000_000)
 }
 
 /// `--playouts`: 1..=10^12.

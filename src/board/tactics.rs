@@ -312,9 +312,13 @@ impl Board {
     }
 
     /// Whether `color` extending its chain through `chain` (in atari) on `lib` runs into
-    /// a ladder: the extension leaves two liberties and the opponent catches it. Reads
-    /// on this board, playing and undoing moves: the board is left exactly as it was.
+    /// a ladder: the extension leaves two liberties and the opponent catches it. An
+    /// extension that is not legal (suicide, a ko) is no ladder. Reads on this board,
+    /// playing and undoing moves: the board is left exactly as it was.
     pub fn escape_is_ladder(&mut self, color: Color, chain: Point, lib: Point) -> bool {
+        if !self.is_legal(color, lib) {
+            return false;
+        }
         let u = self.place_undoable(color, lib);
         let caught = self.liberties_upto(chain, 3) == 2 && {
             let mut budget = LADDER_BUDGET;
@@ -499,6 +503,21 @@ impl Board {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A chain in atari whose one liberty is suicide to fill: no escape to read (the
+    /// fuzzer's session target found the policy features asking, which a debug build's
+    /// legality assertion in `place_undoable` refused).
+    #[test]
+    fn an_escape_that_is_suicide_is_no_ladder() {
+        let mut b = board(&[".....", ".....", "O....", "XO...", ".O..."]);
+        let a2 = b.point(0, 1).unwrap();
+        let a1 = b.point(0, 0).unwrap();
+        assert!(!b.is_legal(Color::Black, a1));
+        let before = b.clone();
+        assert!(!b.escape_is_ladder(Color::Black, a2, a1));
+        assert_eq!(b.hash(), before.hash());
+        assert_eq!(b.get(a1), None);
+    }
 
     fn board(rows: &[&str]) -> Board {
         let size = rows.len();
