@@ -9,7 +9,7 @@ issue 8), with sgfmill's board, independent of Tengen's:
 - Tengen never answers an opponent's pass with a stone inside the opponent's settled
   area: an empty region of the board at that moment that only the opponent's stones
   border and that holds at most half of the empty points, on a board at most half
-  empty (the engine's own rule also asks that the stones be alive, which this board
+  empty, unless the stone captures (the engine's own rule also asks that the stones be alive, which this board
   cannot judge; on a mostly open board an early pass is answered with play anywhere:
   README, "The clock and the end of the game");
 - Tengen never passes over an atari: right after an opponent's stone that leaves a chain
@@ -55,6 +55,19 @@ def flood(board, size, row, col):
             else:
                 colours.add(v)
     return seen, empties, colours
+
+
+def captures(board, row, col, colour):
+    """Whether `colour` playing at (row, col) captures stones (a stone in atari inside an
+    area is no throw-in)."""
+    other = "w" if colour == "b" else "b"
+    trial = board.copy()
+    before = sum(1 for c, _ in trial.list_occupied_points() if c == other)
+    try:
+        trial.play(row, col, colour)
+    except ValueError:
+        return False
+    return sum(1 for c, _ in trial.list_occupied_points() if c == other) < before
 
 
 def region_owner(board, size, row, col):
@@ -136,7 +149,12 @@ def check_game(path, tt=False):
                     board.get(r, c) is None for r in range(size) for c in range(size)
                 )
                 settled = len(border) == 1 and 2 * len(region) <= empty
-                if settled and 2 * empty <= size * size and border.pop() != colour:
+                if (
+                    settled
+                    and 2 * empty <= size * size
+                    and border.pop() != colour
+                    and not captures(board, *point, colour)
+                ):
                     violations.append((len(moves) + 1, point))
         if point is not None:
             try:

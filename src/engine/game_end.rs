@@ -11,8 +11,9 @@
 //!    it becomes that move.
 //! 4. [`pass_only_when_the_count_wins`]: a pass (ours after the opponent's, or ours first)
 //!    is made only when our own count, the dead stones judged, wins, or when the game is
-//!    lost anyway (the search's win rate below [`LOST`]). Otherwise Tengen plays on, outside
-//!    the settled areas where the search rates such a move nearly as well.
+//!    lost anyway (the search's win rate below [`LOST`], or after the opponent's pass
+//!    nothing left to play but moves inside settled areas). Otherwise Tengen plays on,
+//!    outside the settled areas where the search rates such a move nearly as well.
 //! 5. [`stay_out_of_settled_areas`]: after the opponent's pass, a move inside a settled area
 //!    gives way to one outside that the search rates nearly as well.
 //! 6. [`pass_when_the_game_is_decided`]: before the opponent passes, Tengen passes instead of
@@ -216,9 +217,10 @@ pub(super) fn save_before_passing(view: &EndView, mv: Move) -> Option<Move> {
 
 /// Rule 4: a pass stands only when the count wins or the game is lost anyway. After the
 /// opponent's pass, a count that wins ends the game with our pass whatever the search
-/// proposed (the board not mostly open: rule 2 comes first). In a game lost anyway, a move
-/// inside a settled area (filling our own, or a stone that dies in theirs) becomes a
-/// pass. A pass that does not stand becomes a move outside the settled areas the search
+/// proposed (the board not mostly open: rule 2 comes first). The game is lost anyway when
+/// the search's win rate is under [`LOST`], or, after the opponent's pass, when the
+/// search's move and every move it rates nearly as well lie inside settled areas (filling
+/// our own, or a stone that dies in theirs): then such a move becomes a pass. A pass that does not stand becomes a move outside the settled areas the search
 /// rates nearly as well as its best, or else its best other move.
 pub(super) fn pass_only_when_the_count_wins(view: &EndView, mv: Move) -> Option<Move> {
     let opponent_passed = view.opponent_passed();
@@ -242,6 +244,16 @@ pub(super) fn pass_only_when_the_count_wins(view: &EndView, mv: Move) -> Option<
     }
     let areas = Areas::new(view);
     if view.lost_anyway() && (mv == Move::Pass || areas.settled_move(mv)) {
+        return Some(Move::Pass);
+    }
+    if opponent_passed && areas.settled_move(mv) && unsettled_alternative(view, &areas).is_none() {
+        // Nothing unsettled is left to play for: the search's move and every move it
+        // rates nearly as well lie in settled areas, where a stone neither gains nor saves
+        // a point.
+        crate::log!(
+            2,
+            "game end: pass after the opponent's pass (the count loses; only settled areas left)"
+        );
         return Some(Move::Pass);
     }
     if mv != Move::Pass {
