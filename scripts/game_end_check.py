@@ -23,13 +23,15 @@ komi from KM) equals the recorded result, which the two engines agreed on (so ev
 stone was captured before the passes).
 
 Usage: scripts/game_end_check.py [--tromp-taylor] RUN_DIR... (needs `pip install
-sgfmill`). Prints one line per folder and the offending moves; exits 1 if any check
+sgfmill`); a folder's game-*.sgf, or its games.tar.gz when the games are archived. Prints one line per folder and the offending moves; exits 1 if any check
 fails.
 """
 import csv
 import glob
 import os
 import sys
+import tarfile
+import tempfile
 
 from sgfmill import boards, sgf
 
@@ -183,6 +185,12 @@ def main():
                 for row in csv.DictReader(f, delimiter="\t"):
                     scorer[int(row["game"])] = row["scorer"]
         games = sorted(glob.glob(os.path.join(run, "game-*.sgf")))
+        archive = os.path.join(run, "games.tar.gz")
+        if not games and os.path.exists(archive):
+            unpacked = tempfile.mkdtemp()
+            with tarfile.open(archive) as tar:
+                tar.extractall(unpacked, filter="data")
+            games = sorted(glob.glob(os.path.join(unpacked, "game-*.sgf")))
         bad_end, disagree, moves_in, timed, tt_bad, atari_passes = [], [], [], [], [], []
         n_passes = 0
         for path in games:
