@@ -1,8 +1,10 @@
 //! Tengen: a Go (weiqi, baduk) engine speaking GTP v2 and playing Chinese rules.
 //!
 //! Layers, dependencies pointing one way:
-//! `board` <- `game`/`rules`/`score` <- `sgf`/`record` <- `playout` <- `engine` <- `gtp` <- `main`;
-//! `matches` (engines playing each other over GTP) and `selfplay` sit beside `gtp`.
+//! `board` <- `rules`/`game`/`score` <- {`playout`, `policy`} <- `search` <- `engine` <- `gtp` <- `main`;
+//! `sgf`/`record` (game records and text forms) sit beside `game`. The tools (`matches`,
+//! `regress`, `selfplay`, `review`, `fuzzing`, and the training in `policy`) use the library,
+//! which never uses them. ARCHITECTURE.md says which file owns what.
 //!
 //! ```
 //! use tengen::{Game, Move, Rules, Color, IllegalMove};
