@@ -249,6 +249,10 @@ pub struct Engine {
     player: Box<dyn Player>,
     /// Consecutive own moves (per colour) with a win rate below the resign threshold.
     low_winrate: [u32; 2],
+    /// The game [`Engine::low_winrate`] was counted in (start, size, komi, moves): a game
+    /// that does not continue it (`clear_board`, `boardsize`, `loadsgf`, `undo`, set-up,
+    /// another komi) starts the count afresh.
+    streak_game: Option<(StreakKey, Vec<(Color, Move)>)>,
     /// The position (its number of moves) after the last generated and played move: the
     /// one to ponder on, while the game has not moved on.
     ponder_at: Option<usize>,
@@ -324,6 +328,7 @@ impl Engine {
             clocks: [None; 2],
             player,
             low_winrate: [0; 2],
+            streak_game: None,
             ponder_at: None,
             status_cache: std::sync::Mutex::new(None),
             think_cache: None,
@@ -438,6 +443,15 @@ impl Engine {
                     );
                 }
             }
+            let key = streak_key(&self.game);
+            let continues = self
+                .streak_game
+                .as_ref()
+                .is_some_and(|(k, moves)| *k == key && self.game.moves().starts_with(moves));
+            if !continues {
+                self.low_winrate = [0; 2];
+            }
+            self.streak_game = Some((key, self.game.moves().to_vec()));
             let low = &mut self.low_winrate[color.index()];
             if a.winrate < self.settings.resign && a.root_visits >= 500 {
                 *low += 1;
@@ -905,6 +919,17 @@ struct Judgement {
 
 /// Bound on the tree of the dead-stone search, in bytes.
 const STATUS_MEMORY: usize = 64 << 20;
+
+/// What a resign streak belongs to: the game's starting position, size and komi.
+type StreakKey = (Option<u64>, usize, u64);
+
+fn streak_key(game: &Game) -> StreakKey {
+    (
+        game.position_hashes().next(),
+        game.size(),
+        game.komi().to_bits(),
+    )
+}
 
 /// See [`Engine::status_key`].
 type StatusKey = (u64, usize, Color, usize, u64, usize);

@@ -511,3 +511,30 @@ fn no_pass_while_the_count_loses_and_points_are_left() {
     assert_eq!(e.genmove(Color::White), Genmove::Pass);
     assert_eq!(e.final_score().result_string(), "W+0.5");
 }
+
+/// The resign streak (three moves in a row below `--resign`) belongs to one game: a
+/// command that does not continue it (`clear_board`, `boardsize`, `undo`, `komi`,
+/// `loadsgf`) starts the count afresh. With the threshold at 0.99 every search counts.
+#[test]
+fn the_resign_streak_starts_afresh_in_a_new_game() {
+    use tengen::gtp::{parse_command, Context, Executor};
+    for command in ["clear_board", "boardsize 9", "undo", "komi 6.5"] {
+        let settings = Settings {
+            seed: 3,
+            threads: 1,
+            playouts: Some(600),
+            max_memory_mib: 32,
+            resign: 0.99,
+            ..Settings::default()
+        };
+        let mut e = Engine::new(rules(7.5), settings);
+        e.game = tengen::Game::new(9, rules(7.5)).unwrap();
+        assert!(matches!(e.genmove(Color::Black), Genmove::Place(_)));
+        assert!(matches!(e.genmove(Color::Black), Genmove::Place(_)));
+        assert_eq!(e.genmove(Color::Black), Genmove::Resign);
+        let c = parse_command(command).command.unwrap();
+        e.execute(c, &Context::new()).unwrap();
+        let m = e.genmove(Color::Black);
+        assert!(matches!(m, Genmove::Place(_)), "after {command}: {m:?}");
+    }
+}
