@@ -272,8 +272,27 @@ fn dead_stones_come_from_the_search_and_count_for_the_owner() {
     // 36 points each; the dame column E counts to nobody.
     assert_eq!(engine.final_score().result_string(), "W+0.5");
     assert_eq!(engine.final_score().neutral, 9);
-    // Interrupted at once: still an answer, and nothing cached from it.
-    assert!(engine.dead_stones_until(&|| true).len() <= 2);
+    // Interrupted at once, on an engine with nothing cached (the one above would answer
+    // from its cache and never run the interrupted search): still an answer at once, and
+    // not cached: the full judgement after it runs its 20,000 playouts (tens of
+    // milliseconds at least) instead of answering from the cache (microseconds).
+    let settings = Settings {
+        threads: 1,
+        status_playouts: 20_000,
+        ..Settings::default()
+    };
+    let mut fresh = Engine::new(Rules::chinese(), settings);
+    fresh.game = engine.game.clone();
+    let start = std::time::Instant::now();
+    assert!(fresh.dead_stones_until(&|| true).len() <= 2);
+    let interrupted = start.elapsed();
+    let start = std::time::Instant::now();
+    assert_eq!(fresh.dead_stones(), want);
+    let full = start.elapsed();
+    assert!(
+        full > std::time::Duration::from_millis(20) && full > interrupted,
+        "the full judgement took {full:?} (the interrupted one {interrupted:?}): answered from a cache"
+    );
 }
 
 #[test]
