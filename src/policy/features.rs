@@ -6,8 +6,7 @@ use smallvec::SmallVec;
 
 use crate::board::{Board, Cell, Color, Move, Point};
 
-use super::model::KeyMap;
-use super::spatial::{self, NUM_SIZES};
+use super::spatial::{self, KeyMap, NUM_SIZES};
 
 /// The feature groups, in the order of [`Features::values`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,8 +7,6 @@
 //! `u32` count and that many `f32`; then `u32` number of spatial patterns and per pattern
 //! `u64` key and `f32` strength; then the same for the 3x3 shapes with liberties.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use crate::board::{Board, Move};
@@ -20,27 +18,7 @@ const MAGIC: &[u8; 8] = b"TGPATS\0\0";
 /// The built-in weights.
 static BUILTIN: &[u8] = include_bytes!("../../weights/patterns.bin");
 
-/// A hasher for keys that are already hashes (spatial keys) or small codes (shapes):
-/// one multiply, no SipHash (lookups are most of the model's cost in the tree).
-#[derive(Default, Clone, Copy)]
-pub struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    fn write_u64(&mut self, k: u64) {
-        self.0 = (k ^ (k >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    }
-}
-
-/// Key -> strength.
-pub type KeyMap = HashMap<u64, f32, BuildHasherDefault<KeyHasher>>;
+pub use super::spatial::{KeyHasher, KeyMap};
 
 /// Feature strengths.
 #[derive(Clone, Debug, Default)]

@@ -4,6 +4,8 @@
 //! CrazyStone's and Pachi's `d = |dx| + |dy| + max(|dx|, |dy|)`: `d <= 3` is the 3x3 square,
 //! and each larger `d` adds a ring, up to [`MAX_D`] (120 points).
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use crate::board::{splitmix64, Board, Cell, Color, Point};
@@ -253,6 +255,28 @@ pub fn shape_key(board: &Board, color: Color, p: Point) -> u64 {
 pub fn points_per_size() -> [usize; NUM_SIZES] {
     tables().ends
 }
+
+/// A hasher for keys that are already hashes (spatial keys) or small codes (shapes):
+/// one multiply, no SipHash (lookups are most of the model's cost in the tree).
+#[derive(Default, Clone, Copy)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, k: u64) {
+        self.0 = (k ^ (k >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    }
+}
+
+/// Key -> strength.
+pub type KeyMap = HashMap<u64, f32, BuildHasherDefault<KeyHasher>>;
 
 #[cfg(test)]
 mod tests {
