@@ -1203,7 +1203,7 @@ mod tests {
 
     #[test]
     fn saves_a_chain_in_atari_by_capturing_where_extending_fails() {
-        // runs/pachi9-nakade game 8 before move 49: White's C8 has put Black's C9 in
+        // From a 9x9 game against Pachi: White's C8 has put Black's C9 in
         // atari. B9 leaves it in atari; E9 captures D9 and saves it. Black's G3 is in
         // atari too, and G4 saves it.
         let rows = [

@@ -331,7 +331,7 @@ fn sorted_points(coords: &[(usize, usize)]) -> Vec<Point> {
     v
 }
 
-/// From a 9x9 game against GNU Go (runs/gnu9-f6b1af8, game 17, move 56): no dame is left
+/// From a 9x9 game against GNU Go (move 56): no dame is left
 /// and White has won, but Black's C5 has just put White's B5 in atari. Passing lets Black
 /// capture it and break into White's corner; White answers at B4.
 #[test]
@@ -353,7 +353,7 @@ fn answers_an_atari_in_a_won_game_with_no_dame_left() {
     assert_eq!(e.genmove(Color::White), Genmove::Place(b4));
 }
 
-/// From a 9x9 game against GNU Go (runs/gnu9-73419c7, game 27, move 26): two walls split
+/// From a 9x9 game against GNU Go (move 26): two walls split
 /// the board, every empty point touches one colour only (no dame) and the count wins
 /// for White, but the bottom is wide open and Black invades there (GNU Go did, and won
 /// by 21.5 after Tengen passed). White plays on.
