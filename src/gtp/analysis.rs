@@ -154,13 +154,22 @@ string/Tengen: search statistics/tengen-search_stats
 plist/Dead stones/final_status_list dead
 string/Final score/final_score";
 
-/// Visits in few characters: `812`, `1.2k`, `35k`.
+/// Visits in at most three characters, rounded down: `812`, `1k`, `35k`, `.3M`, `12M`.
 fn visits_text(n: u32) -> String {
     match n {
         0..=999 => n.to_string(),
-        1000..=9999 => format!("{:.1}k", n as f64 / 1000.0),
-        _ => format!("{}k", (n as f64 / 1000.0).round()),
+        1_000..=99_999 => format!("{}k", n / 1_000),
+        100_000..=999_999 => format!(".{}M", n / 100_000),
+        1_000_000..=99_999_999 => format!("{}M", n / 1_000_000),
+        _ => "99M".to_string(),
     }
+}
+
+/// A GoGui point label of at most six characters (GoGui shows no more): the win rate in
+/// percent (at most 99, so two digits), a slash, the visits (see [`visits_text`]).
+fn best_move_label(winrate: f64, visits: u32) -> String {
+    let percent = (100.0 * winrate).round().clamp(0.0, 99.0);
+    format!("{percent:.0}/{}", visits_text(visits))
 }
 
 /// The best candidates with visits, at most ten.
@@ -192,10 +201,9 @@ pub fn gogui_show(what: super::command::GoguiShow, a: &Analysis, board: &Board) 
             .filter(|c| c.mv != Move::Pass)
             .map(|c| {
                 format!(
-                    "{} {:.0}%/{}",
+                    "{} {}",
                     move_text(c.mv),
-                    100.0 * c.winrate,
-                    visits_text(c.visits)
+                    best_move_label(c.winrate, c.visits)
                 )
             })
             .collect::<Vec<_>>()
@@ -286,6 +294,40 @@ pub fn gogui_show(what: super::command::GoguiShow, a: &Analysis, board: &Board) 
                 ));
             }
             lines.join("\n")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// GoGui shows six characters of a label: `49%/28k` became `49%/28`, so the most
+    /// visited move looked like the least. Every label fits, visits rounded down.
+    #[test]
+    fn best_move_labels_fit_in_six_characters() {
+        assert_eq!(best_move_label(0.49, 28_400), "49/28k");
+        assert_eq!(best_move_label(0.5, 812), "50/812");
+        assert_eq!(best_move_label(1.0, 1_234), "99/1k");
+        assert_eq!(best_move_label(0.0, 0), "0/0");
+        assert_eq!(best_move_label(0.731, 350_000), "73/.3M");
+        assert_eq!(best_move_label(0.731, 12_500_000), "73/12M");
+        for wr in [0.0, 0.004, 0.5, 0.996, 1.0] {
+            for v in [
+                0,
+                9,
+                999,
+                1_000,
+                9_999,
+                99_999,
+                100_000,
+                999_999,
+                1_000_000,
+                u32::MAX,
+            ] {
+                let label = best_move_label(wr, v);
+                assert!(label.chars().count() <= 6, "{label}");
+            }
         }
     }
 }
