@@ -60,21 +60,15 @@ fn rules(komi: f64) -> Rules {
 }
 
 /// EYES with a dead white stone at B9, inside Black's top-left corner.
-const EYES_DEAD: [&str; 9] = [
-    ". O . X . X O . O",
-    "X X X X X X O O O",
-    ". X . X . X O . O",
-    "X X X X X X O O O",
-    ". X . X . X O . O",
-    "X X X X X X O O O",
-    ". X . X . X O . O",
-    "X X X X X X O O O",
-    ". X . X . X O . O",
-];
+fn eyes_dead() -> [&'static str; 9] {
+    let mut rows = EYES;
+    rows[0] = ". O . X . X O . O";
+    rows
+}
 
 #[test]
 fn answers_a_pass_with_a_pass_when_the_count_wins() {
-    for rows in [EYES, EYES_DEAD] {
+    for rows in [EYES, eyes_dead()] {
         let mut e = engine(
             rules(7.5),
             &rows,
