@@ -103,10 +103,6 @@ pub struct SearchArgs {
     /// move that cannot escape, extend an own one to three liberties); 0: off.
     #[arg(long, value_parser = parse_rate)]
     pub playout_two_libs: Option<f32>,
-    /// Rate of the playouts' last good replies (LGRF-2 then LGRF-1, learned from this
-    /// search's simulations) to the last move, tried after captures and escapes; 0: off.
-    #[arg(long, value_parser = parse_rate)]
-    pub playout_lgr: Option<f32>,
     /// Temperature of the playouts' learned local softmax around the last move (the
     /// strengths of `weights/local3x3.bin`), which then replaces the hand-written 3x3
     /// shapes; 0: the hand-written shapes.
@@ -188,9 +184,6 @@ impl SearchArgs {
         }
         if let Some(v) = self.playout_global_stones {
             settings.search.moggy.global_atari_stones = v.max(1);
-        }
-        if let Some(v) = self.playout_lgr {
-            settings.search.moggy.lgr_rate = v.clamp(0.0, 1.0);
         }
         if let Some(v) = self.playout_two_libs {
             settings.search.moggy.two_libs_rate = v.clamp(0.0, 1.0);
@@ -423,7 +416,7 @@ mod tests {
             &["--lag-margin", "0.05"],
             &["--explore", "0.4"],
             &["--prior-power", "2"],
-            &["--playout-lgr", "1"],
+            &["--playout-self-atari", "1"],
         ] {
             assert!(parses(ok), "{ok:?}");
         }
@@ -449,7 +442,7 @@ mod tests {
             &["--prior-power", "NaN"],
             &["--rave-equiv", "inf"],
             &["--score-bonus", "nan"],
-            &["--playout-lgr", "nan"],
+            &["--playout-self-atari", "nan"],
             &["--playout-local", "inf"],
             &["--move-time", "nan"],
             &["--playouts", "0"],

@@ -3,7 +3,6 @@
 //! escapes with a ladder read, 3x3 patterns around the last move, no big self-ataris).
 //! No I/O here; `bench` measures throughput for `tengen bench` and the criterion benches.
 
-pub mod lgr;
 pub mod local;
 mod moggy;
 pub mod patterns;

@@ -8,7 +8,6 @@ use smallvec::SmallVec;
 
 use std::sync::Arc;
 
-use super::lgr::LastGoodReply;
 use super::local::{self, LocalTable};
 use super::patterns::{self, Pattern3Table};
 use super::{PlayoutPolicy, PlayoutRng};
@@ -54,9 +53,6 @@ pub struct MoggyConfig {
     /// shapes around the last move when above 0: each empty neighbour weighs its learned
     /// strength to the power `1 / temperature`, against the strength of a random move.
     pub local_temperature: f32,
-    /// Play the last good reply (LGRF-2, then LGRF-1, see [`super::lgr`]) to the last
-    /// move when the captures and escapes have nothing to say.
-    pub lgr_rate: f32,
 }
 
 impl Default for MoggyConfig {
@@ -75,7 +71,6 @@ impl Default for MoggyConfig {
             self_atari_stones: 2,
             seki_check: true,
             local_temperature: 0.0,
-            lgr_rate: 0.0,
         }
     }
 }
@@ -95,8 +90,6 @@ pub struct Moggy {
     ataris_next: usize,
     /// The last two moves of this playout, latest first (for [`MoggyConfig::pattern2`]).
     recent: [Option<Point>; 2],
-    /// The last-good-reply tables, when [`MoggyConfig::lgr_rate`] is above 0.
-    lgr: Option<Box<LastGoodReply>>,
 }
 
 /// How many chains in atari [`Moggy`] remembers for the global atari answers.
@@ -120,25 +113,7 @@ impl Moggy {
             ataris_len: 0,
             ataris_next: 0,
             recent: [None; 2],
-            lgr: (config.lgr_rate > 0.0).then(|| Box::new(LastGoodReply::new())),
         }
-    }
-
-    /// The last-good-reply tables (the search records its tree moves there and has them
-    /// learn each simulation's result), when in use.
-    pub fn lgr_mut(&mut self) -> Option<&mut LastGoodReply> {
-        self.lgr.as_deref_mut()
-    }
-
-    /// The last good reply of `color` to `last`, if one is stored and playable.
-    fn last_good_reply(&self, board: &Board, color: Color, last: Point) -> Option<Point> {
-        let lgr = self.lgr.as_deref()?;
-        let before = lgr.own_before(color);
-        let stones = self.config.self_atari_stones;
-        lgr.replies(color, before, last)
-            .into_iter()
-            .flatten()
-            .find(|&p| LastGoodReply::playable(board, color, p, stones))
     }
 
     /// Captures and escapes answering `last` for `color`.
@@ -451,9 +426,6 @@ impl PlayoutPolicy for Moggy {
 
     fn placed(&mut self, board: &Board, color: Color, p: Point) {
         self.recent = [Some(p), self.recent[0]];
-        if let Some(l) = self.lgr.as_deref_mut() {
-            l.record(color, Some(p));
-        }
         if self.config.global_atari_rate <= 0.0 {
             return;
         }
@@ -480,11 +452,6 @@ impl PlayoutPolicy for Moggy {
             let t = self.tactical(board, color, last, rng);
             if !t.is_empty() {
                 return Some(t[rng.below(t.len())]);
-            }
-            if self.lgr.is_some() && rng.chance(self.config.lgr_rate) {
-                if let Some(p) = self.last_good_reply(board, color, last) {
-                    return Some(p);
-                }
             }
             if self.config.nakade_rate > 0.0 && rng.chance(self.config.nakade_rate) {
                 if let Some(v) = self.nakade(board, color, last) {
@@ -531,15 +498,9 @@ impl PlayoutPolicy for Moggy {
         // (a throw-in may kill), but not one that fills a seki's shared liberty: that
         // forced move made every seki a race to pass first.
         let seki = self.config.seki_check;
-        let mv = mv.or_else(|| {
+        mv.or_else(|| {
             board.random_move_where(color, rng, |b, p| !seki || !b.breaks_seki(color, p))
-        });
-        if mv.is_none() {
-            if let Some(l) = self.lgr.as_deref_mut() {
-                l.record(color, None);
-            }
-        }
-        mv
+        })
     }
 }
 
@@ -743,34 +704,6 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(m.nakade(&wide, Color::White, p(1, 1)), None);
-    }
-
-    #[test]
-    fn plays_the_last_good_reply() {
-        // Black C3, White F6 won a simulation: after Black's C3 White replies F6, unless
-        // F6 is taken, then a random move.
-        let p = |c, r| Point::from_coord(c, r);
-        let (c3, f6) = (p(2, 2), p(5, 5));
-        let mut m = Moggy::new(MoggyConfig {
-            lgr_rate: 1.0,
-            pattern_rate: 0.0,
-            ..MoggyConfig::default()
-        });
-        let l = m.lgr_mut().unwrap();
-        l.clear_moves();
-        l.record(Color::Black, Some(c3));
-        l.record(Color::White, Some(f6));
-        l.learn(Color::White);
-        let mut b = Board::new(9).unwrap();
-        b.place(Color::Black, c3);
-        let mut rng = PlayoutRng::seed_from_u64(3);
-        for _ in 0..10 {
-            assert_eq!(m.choose(&mut b, Color::White, Some(c3), &mut rng), Some(f6));
-        }
-        b.place(Color::Black, f6);
-        assert_ne!(m.choose(&mut b, Color::White, Some(c3), &mut rng), Some(f6));
-        // Off by default: no tables.
-        assert!(Moggy::default().lgr_mut().is_none());
     }
 
     #[test]
