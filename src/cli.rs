@@ -103,11 +103,6 @@ pub struct SearchArgs {
     /// move that cannot escape, extend an own one to three liberties); 0: off.
     #[arg(long, value_parser = parse_rate)]
     pub playout_two_libs: Option<f32>,
-    /// Temperature of the playouts' learned local softmax around the last move (the
-    /// strengths of `weights/local3x3.bin`), which then replaces the hand-written 3x3
-    /// shapes; 0: the hand-written shapes.
-    #[arg(long, value_parser = parse_temperature)]
-    pub playout_local: Option<f32>,
     /// Rate of the playouts' global atari answers: capture an enemy chain in atari, or
     /// save an own one, anywhere on the board (chains of `--playout-global-stones` or
     /// more); 0: off.
@@ -187,13 +182,6 @@ impl SearchArgs {
         }
         if let Some(v) = self.playout_two_libs {
             settings.search.moggy.two_libs_rate = v.clamp(0.0, 1.0);
-        }
-        if let Some(v) = self.playout_local {
-            settings.search.moggy.local_temperature = if v.is_finite() {
-                v.clamp(0.0, 100.0)
-            } else {
-                0.0
-            };
         }
     }
 }
@@ -380,11 +368,6 @@ fn parse_prior_power(s: &str) -> Result<f64, String> {
     number_in(s, 0.0, 10.0)
 }
 
-/// `--playout-local`: a temperature, 0..=100.
-fn parse_temperature(s: &str) -> Result<f32, String> {
-    number_in(s, 0.0, 100.0)
-}
-
 /// `--playout-global-stones`: 1..=361.
 fn parse_global_stones(s: &str) -> Result<usize, String> {
     number_in(s, 1, 361)
@@ -443,7 +426,7 @@ mod tests {
             &["--rave-equiv", "inf"],
             &["--score-bonus", "nan"],
             &["--playout-self-atari", "nan"],
-            &["--playout-local", "inf"],
+            &["--playout-self-atari", "1.5"],
             &["--move-time", "nan"],
             &["--playouts", "0"],
             &["--status-playouts", "0"],

@@ -3,11 +3,10 @@
 //! escapes with a ladder read, 3x3 patterns around the last move, no big self-ataris).
 //! No I/O here; `bench` measures throughput for `tengen bench` and the criterion benches.
 
-pub mod local;
 mod moggy;
 pub mod patterns;
 
-pub(crate) use moggy::{escapes, local_points};
+pub(crate) use moggy::escapes;
 pub use moggy::{Moggy, MoggyConfig};
 
 use rand::{rngs::SmallRng, RngCore, SeedableRng};

@@ -6,9 +6,6 @@
 
 use smallvec::SmallVec;
 
-use std::sync::Arc;
-
-use super::local::{self, LocalTable};
 use super::patterns::{self, Pattern3Table};
 use super::{PlayoutPolicy, PlayoutRng};
 use crate::board::{Board, Cell, Color, Point, PointSampler};
@@ -49,10 +46,6 @@ pub struct MoggyConfig {
     /// When only self-ataris are left, never fill a seki's shared liberty (a self-atari
     /// the opponent answers by capturing, see [`Board::breaks_seki`]): pass instead.
     pub seki_check: bool,
-    /// Temperature of the learned local softmax ([`super::local`]) that replaces the 3x3
-    /// shapes around the last move when above 0: each empty neighbour weighs its learned
-    /// strength to the power `1 / temperature`, against the strength of a random move.
-    pub local_temperature: f32,
 }
 
 impl Default for MoggyConfig {
@@ -70,7 +63,6 @@ impl Default for MoggyConfig {
             self_atari_rate: 0.95,
             self_atari_stones: 2,
             seki_check: true,
-            local_temperature: 0.0,
         }
     }
 }
@@ -80,7 +72,6 @@ impl Default for MoggyConfig {
 pub struct Moggy {
     pub config: MoggyConfig,
     table: &'static Pattern3Table,
-    local: Option<Arc<LocalTable>>,
     /// For the global atari answers: a stone of each chain in atari when the playout
     /// began and of the last ones a playout move left in atari (a ring of
     /// [`ATARI_RING`]), checked again when read. Cheaper than scanning the board at
@@ -108,7 +99,6 @@ impl Moggy {
         Moggy {
             config,
             table: patterns::table(),
-            local: (config.local_temperature > 0.0).then(|| local::table(config.local_temperature)),
             ataris: [Point(0); ATARI_RING],
             ataris_len: 0,
             ataris_next: 0,
@@ -117,7 +107,7 @@ impl Moggy {
     }
 
     /// Captures and escapes answering `last` for `color`.
-    pub(crate) fn tactical(
+    fn tactical(
         &self,
         board: &mut Board,
         color: Color,
@@ -362,50 +352,6 @@ fn vital_point(region: &[Point]) -> Option<Point> {
     (most >= 2 && unique).then_some(best)
 }
 
-/// The empty points around `last` a playout may answer with: legal, not an own eye, not
-/// a self-atari (the same filter as the hand-written shapes).
-pub(crate) fn local_points(board: &Board, color: Color, last: Point) -> Candidates {
-    last.neighbors()
-        .into_iter()
-        .chain(last.diagonals())
-        .filter(|&p| {
-            board.cell(p) == Cell::Empty
-                && board.is_legal(color, p)
-                && !board.is_eye(color, p)
-                && board.self_atari(color, p).is_none()
-        })
-        .collect()
-}
-
-/// The learned softmax around `last`: one of [`local_points`] with probability its
-/// strength over the sum of theirs and the strength of elsewhere; `None` for elsewhere.
-fn local_choice(
-    board: &Board,
-    color: Color,
-    last: Point,
-    table: &LocalTable,
-    rng: &mut PlayoutRng,
-) -> Option<Point> {
-    let points = local_points(board, color, last);
-    if points.is_empty() {
-        return None;
-    }
-    let mut weights = [0f32; 8];
-    let mut total = table.elsewhere;
-    for (w, &p) in weights.iter_mut().zip(&points) {
-        *w = table.gamma(local::mover_code(board.pattern3(p), color));
-        total += *w;
-    }
-    let mut r = rng.unit() * total;
-    for (w, &p) in weights.iter().zip(&points) {
-        if r < *w {
-            return Some(p);
-        }
-        r -= w;
-    }
-    None
-}
-
 impl PlayoutPolicy for Moggy {
     fn begin(&mut self, board: &Board) {
         self.ataris_len = 0;
@@ -470,11 +416,7 @@ impl PlayoutPolicy for Moggy {
                     return Some(t[rng.below(t.len())]);
                 }
             }
-            if let Some(t) = &self.local {
-                if let Some(p) = local_choice(board, color, last, t, rng) {
-                    return Some(p);
-                }
-            } else if rng.chance(self.config.pattern_rate) {
+            if rng.chance(self.config.pattern_rate) {
                 let p = self.pattern_moves(board, color, last);
                 if !p.is_empty() {
                     return Some(p[rng.below(p.len())]);
@@ -737,52 +679,16 @@ mod tests {
     }
 
     #[test]
-    fn local_softmax_follows_the_learned_strengths() {
-        // Black E5 just played next to White D5. A table that makes the shape of E6 (seen
-        // by White) far stronger than anything else and than elsewhere: White answers at
-        // E6 or at its mirror image E4 (the same shape), each about half the time, and
-        // nowhere else; the board with the colours swapped and Black to move alike.
-        let p = |c, r| Point::from_coord(c, r);
-        for swap in [false, true] {
-            let (me, them) = if swap {
-                (Color::Black, Color::White)
-            } else {
-                (Color::White, Color::Black)
-            };
-            let mut b = Board::new(9).unwrap();
-            b.set_stone(them, p(4, 4));
-            b.set_stone(me, p(3, 4));
-            let code = local::canonical(local::mover_code(b.pattern3(p(4, 5)), me));
-            let t = LocalTable::from_canonical(1e-6, &[(code, 1e6)]);
-            let mut rng = PlayoutRng::seed_from_u64(3);
-            let picks: Vec<_> = (0..200)
-                .map(|_| local_choice(&b, me, p(4, 4), &t, &mut rng))
-                .collect();
-            let e6 = picks.iter().filter(|&&m| m == Some(p(4, 5))).count();
-            let e4 = picks.iter().filter(|&&m| m == Some(p(4, 3))).count();
-            assert!(e6 + e4 >= 199 && e6 > 60 && e4 > 60, "{e6} {e4}");
-            // With elsewhere far stronger, the softmax hands the move to the random part.
-            let t = LocalTable::from_canonical(1e6, &[]);
-            assert!((0..100).all(|_| local_choice(&b, me, p(4, 4), &t, &mut rng).is_none()));
-        }
-    }
-
-    #[test]
     fn moggy_playouts_finish_and_stay_consistent() {
         let mut rng = PlayoutRng::seed_from_u64(5);
-        let local = Moggy::new(MoggyConfig {
-            local_temperature: 1.0,
-            ..MoggyConfig::default()
-        });
-        for mut m in [Moggy::default(), local] {
-            for size in [5, 9, 13, 19] {
-                for _ in 0..10 {
-                    let mut b = Board::new(size).unwrap();
-                    let r = playout_from(&mut b, Color::Black, None, &mut m, &mut rng, None);
-                    b.check_consistency().unwrap();
-                    assert!(r.moves > 0);
-                    assert_eq!(r.score, end_score(&b));
-                }
+        let mut m = Moggy::default();
+        for size in [5, 9, 13, 19] {
+            for _ in 0..10 {
+                let mut b = Board::new(size).unwrap();
+                let r = playout_from(&mut b, Color::Black, None, &mut m, &mut rng, None);
+                b.check_consistency().unwrap();
+                assert!(r.moves > 0);
+                assert_eq!(r.score, end_score(&b));
             }
         }
     }
