@@ -103,14 +103,6 @@ pub struct SearchArgs {
     /// move that cannot escape, extend an own one to three liberties); 0: off.
     #[arg(long, value_parser = parse_rate)]
     pub playout_two_libs: Option<f32>,
-    /// Rate of the playouts' global atari answers: capture an enemy chain in atari, or
-    /// save an own one, anywhere on the board (chains of `--playout-global-stones` or
-    /// more); 0: off.
-    #[arg(long, value_parser = parse_rate)]
-    pub playout_global: Option<f32>,
-    /// Smallest chain the global atari answers look at (default 2).
-    #[arg(long, value_parser = parse_global_stones)]
-    pub playout_global_stones: Option<usize>,
     /// Rate of the playouts' nakade answers (the vital point of a small eye space next
     /// to the last move); 0: off.
     #[arg(long, value_parser = parse_rate)]
@@ -165,9 +157,6 @@ impl SearchArgs {
         if let Some(v) = self.prior_tactics {
             settings.search.priors.big_tactics = v;
         }
-        if let Some(v) = self.playout_global {
-            settings.search.moggy.global_atari_rate = v.clamp(0.0, 1.0);
-        }
         if self.playout_pattern2 {
             settings.search.moggy.pattern2 = true;
         }
@@ -176,9 +165,6 @@ impl SearchArgs {
         }
         if let Some(v) = self.playout_nakade {
             settings.search.moggy.nakade_rate = v.clamp(0.0, 1.0);
-        }
-        if let Some(v) = self.playout_global_stones {
-            settings.search.moggy.global_atari_stones = v.max(1);
         }
         if let Some(v) = self.playout_two_libs {
             settings.search.moggy.two_libs_rate = v.clamp(0.0, 1.0);
@@ -366,11 +352,6 @@ fn parse_prior_visits(s: &str) -> Result<u32, String> {
 /// `--prior-power`: 0..=10.
 fn parse_prior_power(s: &str) -> Result<f64, String> {
     number_in(s, 0.0, 10.0)
-}
-
-/// `--playout-global-stones`: 1..=361.
-fn parse_global_stones(s: &str) -> Result<usize, String> {
-    number_in(s, 1, 361)
 }
 
 #[cfg(test)]

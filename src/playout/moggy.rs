@@ -29,12 +29,6 @@ pub struct MoggyConfig {
     /// neighbours inside it is unique (straight and bent three, pyramid four, bulky and
     /// crossed five, rabbity six). Either side wants it: it kills or it makes two eyes.
     pub nakade_rate: f32,
-    /// Anywhere on the board, capture an enemy chain of `global_atari_stones` or more in
-    /// atari, or save an own one (as the local escapes do), when nothing next to the last
-    /// move asks for an answer. Without it a chain left in atari far from the last move
-    /// is a coin flip in the playouts (whoever first plays its liberty at random).
-    pub global_atari_rate: f32,
-    pub global_atari_stones: usize,
     /// Play a 3x3 shape among the last move's eight neighbours.
     pub pattern_rate: f32,
     /// When no shape matches there, look around the move before it too (the mover's own
@@ -56,8 +50,6 @@ impl Default for MoggyConfig {
             ladder_check: true,
             two_libs_rate: 0.0,
             nakade_rate: 0.0,
-            global_atari_rate: 0.0,
-            global_atari_stones: 2,
             pattern_rate: 0.9,
             pattern2: false,
             self_atari_rate: 0.95,
@@ -72,19 +64,9 @@ impl Default for MoggyConfig {
 pub struct Moggy {
     pub config: MoggyConfig,
     table: &'static Pattern3Table,
-    /// For the global atari answers: a stone of each chain in atari when the playout
-    /// began and of the last ones a playout move left in atari (a ring of
-    /// [`ATARI_RING`]), checked again when read. Cheaper than scanning the board at
-    /// every move.
-    ataris: [Point; ATARI_RING],
-    ataris_len: usize,
-    ataris_next: usize,
     /// The last two moves of this playout, latest first (for [`MoggyConfig::pattern2`]).
     recent: [Option<Point>; 2],
 }
-
-/// How many chains in atari [`Moggy`] remembers for the global atari answers.
-const ATARI_RING: usize = 16;
 
 impl Default for Moggy {
     fn default() -> Moggy {
@@ -99,9 +81,6 @@ impl Moggy {
         Moggy {
             config,
             table: patterns::table(),
-            ataris: [Point(0); ATARI_RING],
-            ataris_len: 0,
-            ataris_next: 0,
             recent: [None; 2],
         }
     }
@@ -140,44 +119,6 @@ impl Moggy {
                     escapes(board, color, n, l, self.config.ladder_check, &mut out);
                 }
             }
-        }
-        out
-    }
-
-    fn remember_atari(&mut self, p: Point) {
-        self.ataris[self.ataris_next] = p;
-        self.ataris_next = (self.ataris_next + 1) % ATARI_RING;
-        self.ataris_len = (self.ataris_len + 1).min(ATARI_RING);
-    }
-
-    /// See [`MoggyConfig::global_atari_rate`]: captures and escapes of the remembered
-    /// chains still in atari.
-    fn global_atari(&self, board: &mut Board, color: Color) -> Candidates {
-        let mut out = Candidates::new();
-        let mut seen: SmallVec<[Point; ATARI_RING]> = SmallVec::new();
-        let mut own: SmallVec<[(Point, Point); 4]> = SmallVec::new();
-        for &p in &self.ataris[..self.ataris_len] {
-            let Some(id) = board.chain_id(p) else {
-                continue;
-            };
-            if seen.contains(&id) {
-                continue;
-            }
-            seen.push(id);
-            if board.chain_len(p) < self.config.global_atari_stones {
-                continue;
-            }
-            let Some(lib) = board.atari_liberty(p) else {
-                continue;
-            };
-            if board.get(p) == Some(color) {
-                own.push((p, lib));
-            } else if !out.contains(&lib) && board.is_legal(color, lib) {
-                out.push(lib);
-            }
-        }
-        for (chain, lib) in own {
-            escapes(board, color, chain, lib, self.config.ladder_check, &mut out);
         }
         out
     }
@@ -353,38 +294,12 @@ fn vital_point(region: &[Point]) -> Option<Point> {
 }
 
 impl PlayoutPolicy for Moggy {
-    fn begin(&mut self, board: &Board) {
-        self.ataris_len = 0;
-        self.ataris_next = 0;
+    fn begin(&mut self, _board: &Board) {
         self.recent = [None; 2];
-        if self.config.global_atari_rate > 0.0 {
-            let mut found: SmallVec<[Point; ATARI_RING]> = SmallVec::new();
-            board.for_each_atari_chain(self.config.global_atari_stones, |p, _, _| {
-                if found.len() < ATARI_RING {
-                    found.push(p);
-                }
-            });
-            for p in found {
-                self.remember_atari(p);
-            }
-        }
     }
 
-    fn placed(&mut self, board: &Board, color: Color, p: Point) {
+    fn placed(&mut self, _board: &Board, _color: Color, p: Point) {
         self.recent = [Some(p), self.recent[0]];
-        if self.config.global_atari_rate <= 0.0 {
-            return;
-        }
-        let min = self.config.global_atari_stones;
-        if board.in_atari(p) && board.chain_len(p) >= min {
-            self.remember_atari(p);
-        }
-        let enemy = Cell::from(color.opponent());
-        for n in p.neighbors() {
-            if board.cell(n) == enemy && board.in_atari(n) && board.chain_len(n) >= min {
-                self.remember_atari(n);
-            }
-        }
     }
 
     fn choose(
@@ -402,12 +317,6 @@ impl PlayoutPolicy for Moggy {
             if self.config.nakade_rate > 0.0 && rng.chance(self.config.nakade_rate) {
                 if let Some(v) = self.nakade(board, color, last) {
                     return Some(v);
-                }
-            }
-            if self.config.global_atari_rate > 0.0 && rng.chance(self.config.global_atari_rate) {
-                let t = self.global_atari(board, color);
-                if !t.is_empty() {
-                    return Some(t[rng.below(t.len())]);
                 }
             }
             if self.config.two_libs_rate > 0.0 && rng.chance(self.config.two_libs_rate) {
@@ -529,73 +438,6 @@ mod tests {
         let mut want = vec![p(4, 3), p(5, 4)];
         want.sort();
         assert_eq!(moves, want);
-    }
-
-    fn global_moggy() -> Moggy {
-        Moggy::new(MoggyConfig {
-            global_atari_rate: 1.0,
-            ..MoggyConfig::default()
-        })
-    }
-
-    #[test]
-    fn captures_a_chain_in_atari_far_from_the_last_move() {
-        // White A5-A6 in atari on B6 when the playout begins; White's last move H8 is far
-        // away and asks nothing: Black captures at B6 (and without the global answers
-        // does not always).
-        let p = |c, r| Point::from_coord(c, r);
-        let mut b = Board::new(9).unwrap();
-        for q in [p(0, 3), p(1, 4), p(0, 6)] {
-            b.set_stone(Color::Black, q);
-        }
-        for q in [p(0, 4), p(0, 5), p(7, 7)] {
-            b.set_stone(Color::White, q);
-        }
-        let mut rng = PlayoutRng::seed_from_u64(2);
-        let mut m = global_moggy();
-        m.begin(&b);
-        for _ in 0..20 {
-            assert_eq!(
-                m.choose(&mut b, Color::Black, Some(p(7, 7)), &mut rng),
-                Some(p(1, 5))
-            );
-        }
-        let mut plain = Moggy::default();
-        plain.begin(&b);
-        assert!((0..50)
-            .any(|_| plain.choose(&mut b, Color::Black, Some(p(7, 7)), &mut rng) != Some(p(1, 5))));
-    }
-
-    #[test]
-    fn remembers_an_atari_made_during_the_playout() {
-        // White A5-A6 has two liberties (B6, A7) when the playout begins. Black A7 puts it
-        // in atari, White plays elsewhere (H8): Black, answering H8, captures at B6.
-        let p = |c, r| Point::from_coord(c, r);
-        let mut b = Board::new(9).unwrap();
-        for q in [p(0, 3), p(1, 4)] {
-            b.set_stone(Color::Black, q);
-        }
-        for q in [p(0, 4), p(0, 5)] {
-            b.set_stone(Color::White, q);
-        }
-        let mut m = global_moggy();
-        m.begin(&b);
-        for (color, q) in [(Color::Black, p(0, 6)), (Color::White, p(7, 7))] {
-            b.place(color, q);
-            m.placed(&b, color, q);
-        }
-        let mut rng = PlayoutRng::seed_from_u64(4);
-        for _ in 0..20 {
-            assert_eq!(
-                m.choose(&mut b, Color::Black, Some(p(7, 7)), &mut rng),
-                Some(p(1, 5))
-            );
-        }
-        // A new playout from a board without the atari forgets it.
-        let mut fresh = Board::new(9).unwrap();
-        fresh.set_stone(Color::White, p(7, 7));
-        m.begin(&fresh);
-        assert!(m.global_atari(&mut fresh, Color::Black).is_empty());
     }
 
     #[test]
