@@ -103,10 +103,6 @@ pub struct SearchArgs {
     /// move that cannot escape, extend an own one to three liberties); 0: off.
     #[arg(long, value_parser = parse_rate)]
     pub playout_two_libs: Option<f32>,
-    /// Rate of the playouts' nakade answers (the vital point of a small eye space next
-    /// to the last move); 0: off.
-    #[arg(long, value_parser = parse_rate)]
-    pub playout_nakade: Option<f32>,
     /// Playouts look for 3x3 shapes around the move before the last one too, when none
     /// matches around the last.
     #[arg(long)]
@@ -162,9 +158,6 @@ impl SearchArgs {
         }
         if let Some(v) = self.playout_self_atari {
             settings.search.moggy.self_atari_rate = v.clamp(0.0, 1.0);
-        }
-        if let Some(v) = self.playout_nakade {
-            settings.search.moggy.nakade_rate = v.clamp(0.0, 1.0);
         }
         if let Some(v) = self.playout_two_libs {
             settings.search.moggy.two_libs_rate = v.clamp(0.0, 1.0);

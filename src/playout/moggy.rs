@@ -24,11 +24,6 @@ pub struct MoggyConfig {
     /// or extend an own one to three liberties or more (Pachi's 2-liberty check, in a
     /// simple form).
     pub two_libs_rate: f32,
-    /// Play the vital point of a small eye space next to the last move: an empty region
-    /// of 3 to 6 points that only one colour's stones surround, whose point with the most
-    /// neighbours inside it is unique (straight and bent three, pyramid four, bulky and
-    /// crossed five, rabbity six). Either side wants it: it kills or it makes two eyes.
-    pub nakade_rate: f32,
     /// Play a 3x3 shape among the last move's eight neighbours.
     pub pattern_rate: f32,
     /// When no shape matches there, look around the move before it too (the mover's own
@@ -49,7 +44,6 @@ impl Default for MoggyConfig {
             atari_escape_rate: 0.9,
             ladder_check: true,
             two_libs_rate: 0.0,
-            nakade_rate: 0.0,
             pattern_rate: 0.9,
             pattern2: false,
             self_atari_rate: 0.95,
@@ -121,33 +115,6 @@ impl Moggy {
             }
         }
         out
-    }
-
-    /// See [`MoggyConfig::nakade_rate`].
-    fn nakade(&self, board: &Board, color: Color, last: Point) -> Option<Point> {
-        // The region's stones are all of the last move's colour: a neighbour of the
-        // last move with a stone of the other colour next to it is not in one.
-        let mover = board.get(last)?;
-        let other = Cell::from(mover.opponent());
-        let mut done: SmallVec<[Point; 8]> = SmallVec::new();
-        for e in last.neighbors() {
-            if board.cell(e) != Cell::Empty
-                || board.neighbor_count(e, other) > 0
-                || done.contains(&e)
-            {
-                continue;
-            }
-            let Some(region) = small_enclosed_region(board, e) else {
-                continue;
-            };
-            done.extend(region.iter().copied());
-            if let Some(v) = vital_point(&region) {
-                if board.is_legal(color, v) {
-                    return Some(v);
-                }
-            }
-        }
-        None
     }
 
     /// See [`MoggyConfig::two_libs_rate`]: moves on the chains of `last` and next to it
@@ -242,57 +209,6 @@ pub(crate) fn escapes(
     }
 }
 
-/// The empty region through `start` if it has at most 6 points and the stones around it
-/// are all of one colour.
-fn small_enclosed_region(board: &Board, start: Point) -> Option<SmallVec<[Point; 8]>> {
-    let mut region: SmallVec<[Point; 8]> = SmallVec::new();
-    region.push(start);
-    let mut owner = None;
-    let mut i = 0;
-    while i < region.len() {
-        let q = region[i];
-        i += 1;
-        for n in q.neighbors() {
-            match board.cell(n) {
-                Cell::Empty => {
-                    if !region.contains(&n) {
-                        if region.len() == 6 {
-                            return None;
-                        }
-                        region.push(n);
-                    }
-                }
-                Cell::Border => {}
-                c => {
-                    if owner.is_some_and(|o| o != c) {
-                        return None;
-                    }
-                    owner = Some(c);
-                }
-            }
-        }
-    }
-    Some(region)
-}
-
-/// The point of `region` (3 points or more) with the most neighbours in it, when that
-/// point is unique and has at least two.
-fn vital_point(region: &[Point]) -> Option<Point> {
-    if region.len() < 3 {
-        return None;
-    }
-    let (mut best, mut most, mut unique) = (region[0], 0, false);
-    for &q in region {
-        let k = q.neighbors().iter().filter(|n| region.contains(n)).count();
-        if k > most {
-            (best, most, unique) = (q, k, true);
-        } else if k == most {
-            unique = false;
-        }
-    }
-    (most >= 2 && unique).then_some(best)
-}
-
 impl PlayoutPolicy for Moggy {
     fn begin(&mut self, _board: &Board) {
         self.recent = [None; 2];
@@ -313,11 +229,6 @@ impl PlayoutPolicy for Moggy {
             let t = self.tactical(board, color, last, rng);
             if !t.is_empty() {
                 return Some(t[rng.below(t.len())]);
-            }
-            if self.config.nakade_rate > 0.0 && rng.chance(self.config.nakade_rate) {
-                if let Some(v) = self.nakade(board, color, last) {
-                    return Some(v);
-                }
             }
             if self.config.two_libs_rate > 0.0 && rng.chance(self.config.two_libs_rate) {
                 let t = self.two_libs(board, color, last);
@@ -438,56 +349,6 @@ mod tests {
         let mut want = vec![p(4, 3), p(5, 4)];
         want.sort();
         assert_eq!(moves, want);
-    }
-
-    #[test]
-    fn plays_the_vital_point_of_a_small_eye_space() {
-        // Black's straight three B1-D1 on the first line, Black's last move B2 next to
-        // it: either colour answers at its centre C1.
-        let b = Board::from_rows(&[
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            "XXXXX....",
-            "X...X....",
-        ])
-        .unwrap();
-        let p = |c, r| Point::from_coord(c, r);
-        let m = Moggy::new(MoggyConfig {
-            nakade_rate: 1.0,
-            ..MoggyConfig::default()
-        });
-        assert_eq!(m.nakade(&b, Color::White, p(1, 1)), Some(p(2, 0)));
-        assert_eq!(m.nakade(&b, Color::Black, p(1, 1)), Some(p(2, 0)));
-        // Far from the eye space: nothing.
-        assert_eq!(m.nakade(&b, Color::White, p(4, 1)), None);
-        // Shapes: pyramid four has its centre, the square and straight four none.
-        let pts = |v: &[(usize, usize)]| v.iter().map(|&(c, r)| p(c, r)).collect::<Vec<_>>();
-        let pyramid = pts(&[(3, 3), (4, 3), (5, 3), (4, 4)]);
-        assert_eq!(vital_point(&pyramid), Some(p(4, 3)));
-        assert_eq!(vital_point(&pts(&[(3, 3), (4, 3), (3, 4), (4, 4)])), None);
-        assert_eq!(vital_point(&pts(&[(1, 3), (2, 3), (3, 3), (4, 3)])), None);
-        // A region with stones of both colours around it, or of 7 points, is not one.
-        let mut open = b.clone();
-        assert!(open.clear_stone(p(2, 1)) && open.set_stone(Color::White, p(2, 1)));
-        assert_eq!(m.nakade(&open, Color::White, p(1, 1)), None);
-        let wide = Board::from_rows(&[
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            "XXXXXXXXX",
-            "X........",
-        ])
-        .unwrap();
-        assert_eq!(m.nakade(&wide, Color::White, p(1, 1)), None);
     }
 
     #[test]
