@@ -99,10 +99,6 @@ pub struct SearchArgs {
     /// 4 times); 0: none [default: 20].
     #[arg(long, value_parser = parse_prior_visits)]
     pub prior_tactics: Option<u32>,
-    /// Rate of the Moggy playouts' two-liberty answers (atari a chain next to the last
-    /// move that cannot escape, extend an own one to three liberties); 0: off.
-    #[arg(long, value_parser = parse_rate)]
-    pub playout_two_libs: Option<f32>,
     /// Playouts look for 3x3 shapes around the move before the last one too, when none
     /// matches around the last.
     #[arg(long)]
@@ -158,9 +154,6 @@ impl SearchArgs {
         }
         if let Some(v) = self.playout_self_atari {
             settings.search.moggy.self_atari_rate = v.clamp(0.0, 1.0);
-        }
-        if let Some(v) = self.playout_two_libs {
-            settings.search.moggy.two_libs_rate = v.clamp(0.0, 1.0);
         }
     }
 }

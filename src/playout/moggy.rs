@@ -19,11 +19,6 @@ pub struct MoggyConfig {
     pub atari_escape_rate: f32,
     /// Read ladders before escaping (an escape into a ladder is refused).
     pub ladder_check: bool,
-    /// Answer a chain next to the last move (or the last move's own) left with two
-    /// liberties: atari an enemy one where it cannot escape ([`Board::atari_catches`]),
-    /// or extend an own one to three liberties or more (Pachi's 2-liberty check, in a
-    /// simple form).
-    pub two_libs_rate: f32,
     /// Play a 3x3 shape among the last move's eight neighbours.
     pub pattern_rate: f32,
     /// When no shape matches there, look around the move before it too (the mover's own
@@ -43,7 +38,6 @@ impl Default for MoggyConfig {
             capture_rate: 0.9,
             atari_escape_rate: 0.9,
             ladder_check: true,
-            two_libs_rate: 0.0,
             pattern_rate: 0.9,
             pattern2: false,
             self_atari_rate: 0.95,
@@ -111,41 +105,6 @@ impl Moggy {
             } else if escape && c == own {
                 if let Some(l) = board.atari_liberty(n) {
                     escapes(board, color, n, l, self.config.ladder_check, &mut out);
-                }
-            }
-        }
-        out
-    }
-
-    /// See [`MoggyConfig::two_libs_rate`]: moves on the chains of `last` and next to it
-    /// that have exactly two liberties.
-    fn two_libs(&self, board: &mut Board, color: Color, last: Point) -> Candidates {
-        let mut out = Candidates::new();
-        let mut seen: SmallVec<[Point; 5]> = SmallVec::new();
-        let around = std::iter::once(last).chain(last.neighbors());
-        for n in around {
-            let Some(c) = board.get(n) else { continue };
-            let Some(id) = board.chain_id(n) else {
-                continue;
-            };
-            if seen.contains(&id) {
-                continue;
-            }
-            seen.push(id);
-            if board.liberties_upto(n, 3) != 2 {
-                continue;
-            }
-            for l in board.liberties(n) {
-                if out.contains(&l) || !board.is_legal(color, l) {
-                    continue;
-                }
-                let answers = if c == color {
-                    board.liberties_after(color, l, 3) >= 3
-                } else {
-                    board.atari_catches(color, n, l)
-                };
-                if answers {
-                    out.push(l);
                 }
             }
         }
@@ -230,12 +189,6 @@ impl PlayoutPolicy for Moggy {
             if !t.is_empty() {
                 return Some(t[rng.below(t.len())]);
             }
-            if self.config.two_libs_rate > 0.0 && rng.chance(self.config.two_libs_rate) {
-                let t = self.two_libs(board, color, last);
-                if !t.is_empty() {
-                    return Some(t[rng.below(t.len())]);
-                }
-            }
             if rng.chance(self.config.pattern_rate) {
                 let p = self.pattern_moves(board, color, last);
                 if !p.is_empty() {
@@ -292,63 +245,6 @@ mod tests {
                 Some(p(4, 5))
             );
         }
-    }
-
-    fn two_libs_moggy() -> Moggy {
-        Moggy::new(MoggyConfig {
-            two_libs_rate: 1.0,
-            ..MoggyConfig::default()
-        })
-    }
-
-    #[test]
-    fn ataris_a_two_liberty_chain_that_cannot_escape() {
-        // White A1-B1 (last move B1) has the liberties B2 and C1. Black B2 drives it
-        // along the first line, a ladder; Black C1 lets it out at B2 with an atari on
-        // A2.
-        let mut b = Board::from_rows(&[
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            "X........",
-            "OO.......",
-        ])
-        .unwrap();
-        let p = |c, r| Point::from_coord(c, r);
-        let before = b.clone();
-        let moves = two_libs_moggy().two_libs(&mut b, Color::Black, p(1, 0));
-        assert_eq!(moves.as_slice(), &[p(1, 1)]);
-        assert_eq!(b.hash(), before.hash(), "the board is left as it was");
-    }
-
-    #[test]
-    fn extends_an_own_chain_left_with_two_liberties() {
-        // Black E5 between White D5 and E6 (last move E6): liberties E4 and F5, and
-        // either extension gives three or more.
-        let mut b = Board::from_rows(&[
-            ".........",
-            ".........",
-            ".........",
-            "....O....",
-            "...OX....",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-        ])
-        .unwrap();
-        let p = |c, r| Point::from_coord(c, r);
-        let mut moves = two_libs_moggy()
-            .two_libs(&mut b, Color::Black, p(4, 5))
-            .to_vec();
-        moves.sort();
-        let mut want = vec![p(4, 3), p(5, 4)];
-        want.sort();
-        assert_eq!(moves, want);
     }
 
     #[test]
