@@ -99,10 +99,6 @@ pub struct SearchArgs {
     /// 4 times); 0: none [default: 20].
     #[arg(long, value_parser = parse_prior_visits)]
     pub prior_tactics: Option<u32>,
-    /// Playouts look for 3x3 shapes around the move before the last one too, when none
-    /// matches around the last.
-    #[arg(long)]
-    pub playout_pattern2: bool,
     /// Rate at which the playouts' random moves refuse self-ataris of two stones or more.
     #[arg(long, value_parser = parse_rate)]
     pub playout_self_atari: Option<f32>,
@@ -148,9 +144,6 @@ impl SearchArgs {
         }
         if let Some(v) = self.prior_tactics {
             settings.search.priors.big_tactics = v;
-        }
-        if self.playout_pattern2 {
-            settings.search.moggy.pattern2 = true;
         }
         if let Some(v) = self.playout_self_atari {
             settings.search.moggy.self_atari_rate = v.clamp(0.0, 1.0);

@@ -21,9 +21,6 @@ pub struct MoggyConfig {
     pub ladder_check: bool,
     /// Play a 3x3 shape among the last move's eight neighbours.
     pub pattern_rate: f32,
-    /// When no shape matches there, look around the move before it too (the mover's own
-    /// last move), as Pachi does.
-    pub pattern2: bool,
     /// Refuse random moves that put `self_atari_stones` or more own stones in atari.
     pub self_atari_rate: f32,
     pub self_atari_stones: usize,
@@ -39,7 +36,6 @@ impl Default for MoggyConfig {
             atari_escape_rate: 0.9,
             ladder_check: true,
             pattern_rate: 0.9,
-            pattern2: false,
             self_atari_rate: 0.95,
             self_atari_stones: 2,
             seki_check: true,
@@ -52,8 +48,6 @@ impl Default for MoggyConfig {
 pub struct Moggy {
     pub config: MoggyConfig,
     table: &'static Pattern3Table,
-    /// The last two moves of this playout, latest first (for [`MoggyConfig::pattern2`]).
-    recent: [Option<Point>; 2],
 }
 
 impl Default for Moggy {
@@ -69,7 +63,6 @@ impl Moggy {
         Moggy {
             config,
             table: patterns::table(),
-            recent: [None; 2],
         }
     }
 
@@ -169,14 +162,6 @@ pub(crate) fn escapes(
 }
 
 impl PlayoutPolicy for Moggy {
-    fn begin(&mut self, _board: &Board) {
-        self.recent = [None; 2];
-    }
-
-    fn placed(&mut self, _board: &Board, _color: Color, p: Point) {
-        self.recent = [Some(p), self.recent[0]];
-    }
-
     fn choose(
         &mut self,
         board: &mut Board,
@@ -193,14 +178,6 @@ impl PlayoutPolicy for Moggy {
                 let p = self.pattern_moves(board, color, last);
                 if !p.is_empty() {
                     return Some(p[rng.below(p.len())]);
-                }
-                if self.config.pattern2 && self.recent[0] == Some(last) {
-                    if let Some(before) = self.recent[1] {
-                        let p = self.pattern_moves(board, color, before);
-                        if !p.is_empty() {
-                            return Some(p[rng.below(p.len())]);
-                        }
-                    }
                 }
             }
         }
@@ -244,36 +221,6 @@ mod tests {
                 m.choose(&mut b, Color::Black, Some(p(4, 4)), &mut rng),
                 Some(p(4, 5))
             );
-        }
-    }
-
-    #[test]
-    fn looks_for_shapes_around_the_move_before_the_last() {
-        // Black E5 and White D5 side by side make MoGo shapes around Black's own last
-        // move E5; White's last move A9, alone in the corner, has none around it: with
-        // `pattern2` Black answers with one of the shapes around E5.
-        let p = |c, r| Point::from_coord(c, r);
-        let mut b = Board::new(9).unwrap();
-        b.set_stone(Color::Black, p(4, 4));
-        b.set_stone(Color::White, p(3, 4));
-        b.set_stone(Color::White, p(0, 8));
-        let mut m = Moggy::new(MoggyConfig {
-            pattern_rate: 1.0,
-            pattern2: true,
-            ..MoggyConfig::default()
-        });
-        assert!(m.pattern_moves(&b, Color::Black, p(0, 8)).is_empty());
-        let around: Vec<Point> = m.pattern_moves(&b, Color::Black, p(4, 4)).to_vec();
-        assert!(!around.is_empty(), "a shape next to E5");
-        m.begin(&b);
-        m.placed(&b, Color::Black, p(4, 4));
-        m.placed(&b, Color::White, p(0, 8));
-        let mut rng = PlayoutRng::seed_from_u64(6);
-        for _ in 0..20 {
-            let mv = m
-                .choose(&mut b, Color::Black, Some(p(0, 8)), &mut rng)
-                .unwrap();
-            assert!(around.contains(&mv), "{mv:?}");
         }
     }
 
