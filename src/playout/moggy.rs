@@ -190,9 +190,7 @@ impl PlayoutPolicy for Moggy {
         // (a throw-in may kill), but not one that fills a seki's shared liberty: that
         // forced move made every seki a race to pass first.
         let seki = self.config.seki_check;
-        mv.or_else(|| {
-            board.random_move_where(color, rng, |b, p| !seki || !b.breaks_seki(color, p))
-        })
+        mv.or_else(|| board.random_move_where(color, rng, |b, p| !seki || !b.breaks_seki(color, p)))
     }
 }
 
