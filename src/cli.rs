@@ -99,35 +99,6 @@ pub struct SearchArgs {
     /// 4 times); 0: none [default: 20].
     #[arg(long, value_parser = parse_prior_visits)]
     pub prior_tactics: Option<u32>,
-    /// Rate of the Moggy playouts' two-liberty answers (atari a chain next to the last
-    /// move that cannot escape, extend an own one to three liberties); 0: off.
-    #[arg(long, value_parser = parse_rate)]
-    pub playout_two_libs: Option<f32>,
-    /// Rate of the playouts' last good replies (LGRF-2 then LGRF-1, learned from this
-    /// search's simulations) to the last move, tried after captures and escapes; 0: off.
-    #[arg(long, value_parser = parse_rate)]
-    pub playout_lgr: Option<f32>,
-    /// Temperature of the playouts' learned local softmax around the last move (the
-    /// strengths of `weights/local3x3.bin`), which then replaces the hand-written 3x3
-    /// shapes; 0: the hand-written shapes.
-    #[arg(long, value_parser = parse_temperature)]
-    pub playout_local: Option<f32>,
-    /// Rate of the playouts' global atari answers: capture an enemy chain in atari, or
-    /// save an own one, anywhere on the board (chains of `--playout-global-stones` or
-    /// more); 0: off.
-    #[arg(long, value_parser = parse_rate)]
-    pub playout_global: Option<f32>,
-    /// Smallest chain the global atari answers look at (default 2).
-    #[arg(long, value_parser = parse_global_stones)]
-    pub playout_global_stones: Option<usize>,
-    /// Rate of the playouts' nakade answers (the vital point of a small eye space next
-    /// to the last move); 0: off.
-    #[arg(long, value_parser = parse_rate)]
-    pub playout_nakade: Option<f32>,
-    /// Playouts look for 3x3 shapes around the move before the last one too, when none
-    /// matches around the last.
-    #[arg(long)]
-    pub playout_pattern2: bool,
     /// Rate at which the playouts' random moves refuse self-ataris of two stones or more.
     #[arg(long, value_parser = parse_rate)]
     pub playout_self_atari: Option<f32>,
@@ -174,33 +145,8 @@ impl SearchArgs {
         if let Some(v) = self.prior_tactics {
             settings.search.priors.big_tactics = v;
         }
-        if let Some(v) = self.playout_global {
-            settings.search.moggy.global_atari_rate = v.clamp(0.0, 1.0);
-        }
-        if self.playout_pattern2 {
-            settings.search.moggy.pattern2 = true;
-        }
         if let Some(v) = self.playout_self_atari {
             settings.search.moggy.self_atari_rate = v.clamp(0.0, 1.0);
-        }
-        if let Some(v) = self.playout_nakade {
-            settings.search.moggy.nakade_rate = v.clamp(0.0, 1.0);
-        }
-        if let Some(v) = self.playout_global_stones {
-            settings.search.moggy.global_atari_stones = v.max(1);
-        }
-        if let Some(v) = self.playout_lgr {
-            settings.search.moggy.lgr_rate = v.clamp(0.0, 1.0);
-        }
-        if let Some(v) = self.playout_two_libs {
-            settings.search.moggy.two_libs_rate = v.clamp(0.0, 1.0);
-        }
-        if let Some(v) = self.playout_local {
-            settings.search.moggy.local_temperature = if v.is_finite() {
-                v.clamp(0.0, 100.0)
-            } else {
-                0.0
-            };
         }
     }
 }
@@ -387,16 +333,6 @@ fn parse_prior_power(s: &str) -> Result<f64, String> {
     number_in(s, 0.0, 10.0)
 }
 
-/// `--playout-local`: a temperature, 0..=100.
-fn parse_temperature(s: &str) -> Result<f32, String> {
-    number_in(s, 0.0, 100.0)
-}
-
-/// `--playout-global-stones`: 1..=361.
-fn parse_global_stones(s: &str) -> Result<usize, String> {
-    number_in(s, 1, 361)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -423,7 +359,7 @@ mod tests {
             &["--lag-margin", "0.05"],
             &["--explore", "0.4"],
             &["--prior-power", "2"],
-            &["--playout-lgr", "1"],
+            &["--playout-self-atari", "1"],
         ] {
             assert!(parses(ok), "{ok:?}");
         }
@@ -449,8 +385,8 @@ mod tests {
             &["--prior-power", "NaN"],
             &["--rave-equiv", "inf"],
             &["--score-bonus", "nan"],
-            &["--playout-lgr", "nan"],
-            &["--playout-local", "inf"],
+            &["--playout-self-atari", "nan"],
+            &["--playout-self-atari", "1.5"],
             &["--move-time", "nan"],
             &["--playouts", "0"],
             &["--status-playouts", "0"],

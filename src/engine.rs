@@ -849,9 +849,6 @@ impl Engine {
         // search keeps the hand-written priors (and their expansion threshold).
         config.priors.learned = 0;
         config.expand_visits = HAND_PRIOR_EXPAND_VISITS;
-        // And the playouts it was checked with against the game records' counts.
-        config.moggy.nakade_rate = 0.0;
-        config.moggy.global_atari_rate = 0.0;
         config.max_memory = config.max_memory.min(STATUS_MEMORY);
         let mut search = Search::new(config);
         let limits = Limits {

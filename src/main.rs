@@ -64,9 +64,6 @@ enum Sub {
     /// Fit the move model (feature and pattern strengths) to game records with Coulom's
     /// minorization-maximization; a tenth of the games held out to measure prediction.
     TrainPatterns(tengen::policy::train::TrainArgs),
-    /// Fit the playouts' learned local softmax (a strength per 3x3 shape around the last
-    /// move, and one for a move elsewhere) to game records; a tenth held out.
-    TrainLocal(tengen::policy::local_train::LocalTrainArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -131,7 +128,6 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Some(Sub::TrainPatterns(args)) => tengen::policy::train::run(&args),
-        Some(Sub::TrainLocal(args)) => tengen::policy::local_train::run(&args),
         Some(Sub::Review(args)) => {
             tengen::review::run(&args)?;
             Ok(())

@@ -1,7 +1,6 @@
 //! The learned move model: the built-in weights load, the model's first choice in
 //! positions with one right answer, and `tengen train-patterns` end to end on a few
-//! records (deterministic, and far better than chance on held-out moves); `tengen
-//! train-local` (the playouts' local softmax) likewise.
+//! records (deterministic, and far better than chance on held-out moves).
 
 use std::process::Command;
 
@@ -144,25 +143,4 @@ fn train_patterns_end_to_end() {
     assert!(!m.spatial.is_empty());
     // Chance is well under 1%; the model must do far better.
     assert!(field(&line, "top1=") > 0.15, "{line}");
-}
-
-#[test]
-fn train_local_end_to_end() {
-    // The playouts' local softmax, a quarter of the games held out: a table that loads,
-    // and on the held-out positions a better log-likelihood than the same softmax
-    // without shapes and than the hand-written shapes' choice.
-    let (line, a) = train_twice("train-local", &["--rounds", "10", "--hold-out-every", "4"]);
-    let t = tengen::playout::local::LocalTable::from_bytes(&a).expect("a local table");
-    assert!(
-        t.elsewhere > 1.0,
-        "most moves are played away from the last one"
-    );
-    assert!(
-        field(&line, "heldout_ll=") > field(&line, "uniform_ll=") + 0.05,
-        "{line}"
-    );
-    assert!(
-        field(&line, "heldout_ll=") > field(&line, "hand_ll=") + 0.3,
-        "{line}"
-    );
 }

@@ -328,22 +328,6 @@ impl Board {
         caught
     }
 
-    /// Whether `attacker` playing `a`, a liberty of the opponent chain through `chain`
-    /// (which has two), catches that chain: in atari then, it can neither capture an
-    /// attacker chain in atari nor run to three liberties, and a ladder takes it if it
-    /// runs to two (the ladder read's own step). Reads on this board, playing and
-    /// undoing moves: the board is left exactly as it was.
-    pub fn atari_catches(&mut self, attacker: Color, chain: Point, a: Point) -> bool {
-        if !self.is_legal(attacker, a) {
-            return false;
-        }
-        let u = self.place_undoable(attacker, a);
-        let mut budget = LADDER_BUDGET;
-        let caught = self.ladder_step(chain, a, attacker, &mut budget, LADDER_DEPTH);
-        self.undo(u);
-        caught
-    }
-
     /// Whether the four stones of `p` and the chains `heads` next to it, once captured,
     /// leave a space of four that cannot make two eyes against a play inside: a square,
     /// a T (its middle is the vital point) or a bent four whose bend is a corner of the

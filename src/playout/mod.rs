@@ -3,12 +3,10 @@
 //! escapes with a ladder read, 3x3 patterns around the last move, no big self-ataris).
 //! No I/O here; `bench` measures throughput for `tengen bench` and the criterion benches.
 
-pub mod lgr;
-pub mod local;
 mod moggy;
 pub mod patterns;
 
-pub(crate) use moggy::{escapes, local_points};
+pub(crate) use moggy::escapes;
 pub use moggy::{Moggy, MoggyConfig};
 
 use rand::{rngs::SmallRng, RngCore, SeedableRng};
@@ -52,10 +50,6 @@ impl PointSampler for PlayoutRng {
 /// Chooses the next playout move for `color`, or `None` to pass. `last` is the
 /// opponent's move just played (`None` after a pass or at the start).
 pub trait PlayoutPolicy {
-    /// A playout starts from `board` (policies that remember things reset here).
-    fn begin(&mut self, _board: &Board) {}
-    /// `color` has just played on `p` (after [`PlayoutPolicy::choose`]).
-    fn placed(&mut self, _board: &Board, _color: Color, _p: Point) {}
     fn choose(
         &mut self,
         board: &mut Board,
@@ -117,12 +111,10 @@ pub fn playout_from<P: PlayoutPolicy>(
     let limit = 3 * board.size() * board.size();
     let mut passes = 0;
     let mut moves = 0;
-    policy.begin(board);
     while passes < 2 && moves < limit {
         match policy.choose(board, to_move, last, rng) {
             Some(p) => {
                 board.place(to_move, p);
-                policy.placed(board, to_move, p);
                 if let Some(a) = amaf.as_deref_mut() {
                     mark_first(a, p, to_move);
                 }

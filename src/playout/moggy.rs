@@ -6,10 +6,6 @@
 
 use smallvec::SmallVec;
 
-use std::sync::Arc;
-
-use super::lgr::LastGoodReply;
-use super::local::{self, LocalTable};
 use super::patterns::{self, Pattern3Table};
 use super::{PlayoutPolicy, PlayoutRng};
 use crate::board::{Board, Cell, Color, Point, PointSampler};
@@ -23,40 +19,14 @@ pub struct MoggyConfig {
     pub atari_escape_rate: f32,
     /// Read ladders before escaping (an escape into a ladder is refused).
     pub ladder_check: bool,
-    /// Answer a chain next to the last move (or the last move's own) left with two
-    /// liberties: atari an enemy one where it cannot escape ([`Board::atari_catches`]),
-    /// or extend an own one to three liberties or more (Pachi's 2-liberty check, in a
-    /// simple form).
-    pub two_libs_rate: f32,
-    /// Play the vital point of a small eye space next to the last move: an empty region
-    /// of 3 to 6 points that only one colour's stones surround, whose point with the most
-    /// neighbours inside it is unique (straight and bent three, pyramid four, bulky and
-    /// crossed five, rabbity six). Either side wants it: it kills or it makes two eyes.
-    pub nakade_rate: f32,
-    /// Anywhere on the board, capture an enemy chain of `global_atari_stones` or more in
-    /// atari, or save an own one (as the local escapes do), when nothing next to the last
-    /// move asks for an answer. Without it a chain left in atari far from the last move
-    /// is a coin flip in the playouts (whoever first plays its liberty at random).
-    pub global_atari_rate: f32,
-    pub global_atari_stones: usize,
     /// Play a 3x3 shape among the last move's eight neighbours.
     pub pattern_rate: f32,
-    /// When no shape matches there, look around the move before it too (the mover's own
-    /// last move), as Pachi does.
-    pub pattern2: bool,
     /// Refuse random moves that put `self_atari_stones` or more own stones in atari.
     pub self_atari_rate: f32,
     pub self_atari_stones: usize,
     /// When only self-ataris are left, never fill a seki's shared liberty (a self-atari
     /// the opponent answers by capturing, see [`Board::breaks_seki`]): pass instead.
     pub seki_check: bool,
-    /// Temperature of the learned local softmax ([`super::local`]) that replaces the 3x3
-    /// shapes around the last move when above 0: each empty neighbour weighs its learned
-    /// strength to the power `1 / temperature`, against the strength of a random move.
-    pub local_temperature: f32,
-    /// Play the last good reply (LGRF-2, then LGRF-1, see [`super::lgr`]) to the last
-    /// move when the captures and escapes have nothing to say.
-    pub lgr_rate: f32,
 }
 
 impl Default for MoggyConfig {
@@ -65,17 +35,10 @@ impl Default for MoggyConfig {
             capture_rate: 0.9,
             atari_escape_rate: 0.9,
             ladder_check: true,
-            two_libs_rate: 0.0,
-            nakade_rate: 0.0,
-            global_atari_rate: 0.0,
-            global_atari_stones: 2,
             pattern_rate: 0.9,
-            pattern2: false,
             self_atari_rate: 0.95,
             self_atari_stones: 2,
             seki_check: true,
-            local_temperature: 0.0,
-            lgr_rate: 0.0,
         }
     }
 }
@@ -85,22 +48,7 @@ impl Default for MoggyConfig {
 pub struct Moggy {
     pub config: MoggyConfig,
     table: &'static Pattern3Table,
-    local: Option<Arc<LocalTable>>,
-    /// For the global atari answers: a stone of each chain in atari when the playout
-    /// began and of the last ones a playout move left in atari (a ring of
-    /// [`ATARI_RING`]), checked again when read. Cheaper than scanning the board at
-    /// every move.
-    ataris: [Point; ATARI_RING],
-    ataris_len: usize,
-    ataris_next: usize,
-    /// The last two moves of this playout, latest first (for [`MoggyConfig::pattern2`]).
-    recent: [Option<Point>; 2],
-    /// The last-good-reply tables, when [`MoggyConfig::lgr_rate`] is above 0.
-    lgr: Option<Box<LastGoodReply>>,
 }
-
-/// How many chains in atari [`Moggy`] remembers for the global atari answers.
-const ATARI_RING: usize = 16;
 
 impl Default for Moggy {
     fn default() -> Moggy {
@@ -115,34 +63,11 @@ impl Moggy {
         Moggy {
             config,
             table: patterns::table(),
-            local: (config.local_temperature > 0.0).then(|| local::table(config.local_temperature)),
-            ataris: [Point(0); ATARI_RING],
-            ataris_len: 0,
-            ataris_next: 0,
-            recent: [None; 2],
-            lgr: (config.lgr_rate > 0.0).then(|| Box::new(LastGoodReply::new())),
         }
     }
 
-    /// The last-good-reply tables (the search records its tree moves there and has them
-    /// learn each simulation's result), when in use.
-    pub fn lgr_mut(&mut self) -> Option<&mut LastGoodReply> {
-        self.lgr.as_deref_mut()
-    }
-
-    /// The last good reply of `color` to `last`, if one is stored and playable.
-    fn last_good_reply(&self, board: &Board, color: Color, last: Point) -> Option<Point> {
-        let lgr = self.lgr.as_deref()?;
-        let before = lgr.own_before(color);
-        let stones = self.config.self_atari_stones;
-        lgr.replies(color, before, last)
-            .into_iter()
-            .flatten()
-            .find(|&p| LastGoodReply::playable(board, color, p, stones))
-    }
-
     /// Captures and escapes answering `last` for `color`.
-    pub(crate) fn tactical(
+    fn tactical(
         &self,
         board: &mut Board,
         color: Color,
@@ -173,106 +98,6 @@ impl Moggy {
             } else if escape && c == own {
                 if let Some(l) = board.atari_liberty(n) {
                     escapes(board, color, n, l, self.config.ladder_check, &mut out);
-                }
-            }
-        }
-        out
-    }
-
-    fn remember_atari(&mut self, p: Point) {
-        self.ataris[self.ataris_next] = p;
-        self.ataris_next = (self.ataris_next + 1) % ATARI_RING;
-        self.ataris_len = (self.ataris_len + 1).min(ATARI_RING);
-    }
-
-    /// See [`MoggyConfig::global_atari_rate`]: captures and escapes of the remembered
-    /// chains still in atari.
-    fn global_atari(&self, board: &mut Board, color: Color) -> Candidates {
-        let mut out = Candidates::new();
-        let mut seen: SmallVec<[Point; ATARI_RING]> = SmallVec::new();
-        let mut own: SmallVec<[(Point, Point); 4]> = SmallVec::new();
-        for &p in &self.ataris[..self.ataris_len] {
-            let Some(id) = board.chain_id(p) else {
-                continue;
-            };
-            if seen.contains(&id) {
-                continue;
-            }
-            seen.push(id);
-            if board.chain_len(p) < self.config.global_atari_stones {
-                continue;
-            }
-            let Some(lib) = board.atari_liberty(p) else {
-                continue;
-            };
-            if board.get(p) == Some(color) {
-                own.push((p, lib));
-            } else if !out.contains(&lib) && board.is_legal(color, lib) {
-                out.push(lib);
-            }
-        }
-        for (chain, lib) in own {
-            escapes(board, color, chain, lib, self.config.ladder_check, &mut out);
-        }
-        out
-    }
-
-    /// See [`MoggyConfig::nakade_rate`].
-    fn nakade(&self, board: &Board, color: Color, last: Point) -> Option<Point> {
-        // The region's stones are all of the last move's colour: a neighbour of the
-        // last move with a stone of the other colour next to it is not in one.
-        let mover = board.get(last)?;
-        let other = Cell::from(mover.opponent());
-        let mut done: SmallVec<[Point; 8]> = SmallVec::new();
-        for e in last.neighbors() {
-            if board.cell(e) != Cell::Empty
-                || board.neighbor_count(e, other) > 0
-                || done.contains(&e)
-            {
-                continue;
-            }
-            let Some(region) = small_enclosed_region(board, e) else {
-                continue;
-            };
-            done.extend(region.iter().copied());
-            if let Some(v) = vital_point(&region) {
-                if board.is_legal(color, v) {
-                    return Some(v);
-                }
-            }
-        }
-        None
-    }
-
-    /// See [`MoggyConfig::two_libs_rate`]: moves on the chains of `last` and next to it
-    /// that have exactly two liberties.
-    fn two_libs(&self, board: &mut Board, color: Color, last: Point) -> Candidates {
-        let mut out = Candidates::new();
-        let mut seen: SmallVec<[Point; 5]> = SmallVec::new();
-        let around = std::iter::once(last).chain(last.neighbors());
-        for n in around {
-            let Some(c) = board.get(n) else { continue };
-            let Some(id) = board.chain_id(n) else {
-                continue;
-            };
-            if seen.contains(&id) {
-                continue;
-            }
-            seen.push(id);
-            if board.liberties_upto(n, 3) != 2 {
-                continue;
-            }
-            for l in board.liberties(n) {
-                if out.contains(&l) || !board.is_legal(color, l) {
-                    continue;
-                }
-                let answers = if c == color {
-                    board.liberties_after(color, l, 3) >= 3
-                } else {
-                    board.atari_catches(color, n, l)
-                };
-                if answers {
-                    out.push(l);
                 }
             }
         }
@@ -336,139 +161,7 @@ pub(crate) fn escapes(
     }
 }
 
-/// The empty region through `start` if it has at most 6 points and the stones around it
-/// are all of one colour.
-fn small_enclosed_region(board: &Board, start: Point) -> Option<SmallVec<[Point; 8]>> {
-    let mut region: SmallVec<[Point; 8]> = SmallVec::new();
-    region.push(start);
-    let mut owner = None;
-    let mut i = 0;
-    while i < region.len() {
-        let q = region[i];
-        i += 1;
-        for n in q.neighbors() {
-            match board.cell(n) {
-                Cell::Empty => {
-                    if !region.contains(&n) {
-                        if region.len() == 6 {
-                            return None;
-                        }
-                        region.push(n);
-                    }
-                }
-                Cell::Border => {}
-                c => {
-                    if owner.is_some_and(|o| o != c) {
-                        return None;
-                    }
-                    owner = Some(c);
-                }
-            }
-        }
-    }
-    Some(region)
-}
-
-/// The point of `region` (3 points or more) with the most neighbours in it, when that
-/// point is unique and has at least two.
-fn vital_point(region: &[Point]) -> Option<Point> {
-    if region.len() < 3 {
-        return None;
-    }
-    let (mut best, mut most, mut unique) = (region[0], 0, false);
-    for &q in region {
-        let k = q.neighbors().iter().filter(|n| region.contains(n)).count();
-        if k > most {
-            (best, most, unique) = (q, k, true);
-        } else if k == most {
-            unique = false;
-        }
-    }
-    (most >= 2 && unique).then_some(best)
-}
-
-/// The empty points around `last` a playout may answer with: legal, not an own eye, not
-/// a self-atari (the same filter as the hand-written shapes).
-pub(crate) fn local_points(board: &Board, color: Color, last: Point) -> Candidates {
-    last.neighbors()
-        .into_iter()
-        .chain(last.diagonals())
-        .filter(|&p| {
-            board.cell(p) == Cell::Empty
-                && board.is_legal(color, p)
-                && !board.is_eye(color, p)
-                && board.self_atari(color, p).is_none()
-        })
-        .collect()
-}
-
-/// The learned softmax around `last`: one of [`local_points`] with probability its
-/// strength over the sum of theirs and the strength of elsewhere; `None` for elsewhere.
-fn local_choice(
-    board: &Board,
-    color: Color,
-    last: Point,
-    table: &LocalTable,
-    rng: &mut PlayoutRng,
-) -> Option<Point> {
-    let points = local_points(board, color, last);
-    if points.is_empty() {
-        return None;
-    }
-    let mut weights = [0f32; 8];
-    let mut total = table.elsewhere;
-    for (w, &p) in weights.iter_mut().zip(&points) {
-        *w = table.gamma(local::mover_code(board.pattern3(p), color));
-        total += *w;
-    }
-    let mut r = rng.unit() * total;
-    for (w, &p) in weights.iter().zip(&points) {
-        if r < *w {
-            return Some(p);
-        }
-        r -= w;
-    }
-    None
-}
-
 impl PlayoutPolicy for Moggy {
-    fn begin(&mut self, board: &Board) {
-        self.ataris_len = 0;
-        self.ataris_next = 0;
-        self.recent = [None; 2];
-        if self.config.global_atari_rate > 0.0 {
-            let mut found: SmallVec<[Point; ATARI_RING]> = SmallVec::new();
-            board.for_each_atari_chain(self.config.global_atari_stones, |p, _, _| {
-                if found.len() < ATARI_RING {
-                    found.push(p);
-                }
-            });
-            for p in found {
-                self.remember_atari(p);
-            }
-        }
-    }
-
-    fn placed(&mut self, board: &Board, color: Color, p: Point) {
-        self.recent = [Some(p), self.recent[0]];
-        if let Some(l) = self.lgr.as_deref_mut() {
-            l.record(color, Some(p));
-        }
-        if self.config.global_atari_rate <= 0.0 {
-            return;
-        }
-        let min = self.config.global_atari_stones;
-        if board.in_atari(p) && board.chain_len(p) >= min {
-            self.remember_atari(p);
-        }
-        let enemy = Cell::from(color.opponent());
-        for n in p.neighbors() {
-            if board.cell(n) == enemy && board.in_atari(n) && board.chain_len(n) >= min {
-                self.remember_atari(n);
-            }
-        }
-    }
-
     fn choose(
         &mut self,
         board: &mut Board,
@@ -481,44 +174,10 @@ impl PlayoutPolicy for Moggy {
             if !t.is_empty() {
                 return Some(t[rng.below(t.len())]);
             }
-            if self.lgr.is_some() && rng.chance(self.config.lgr_rate) {
-                if let Some(p) = self.last_good_reply(board, color, last) {
-                    return Some(p);
-                }
-            }
-            if self.config.nakade_rate > 0.0 && rng.chance(self.config.nakade_rate) {
-                if let Some(v) = self.nakade(board, color, last) {
-                    return Some(v);
-                }
-            }
-            if self.config.global_atari_rate > 0.0 && rng.chance(self.config.global_atari_rate) {
-                let t = self.global_atari(board, color);
-                if !t.is_empty() {
-                    return Some(t[rng.below(t.len())]);
-                }
-            }
-            if self.config.two_libs_rate > 0.0 && rng.chance(self.config.two_libs_rate) {
-                let t = self.two_libs(board, color, last);
-                if !t.is_empty() {
-                    return Some(t[rng.below(t.len())]);
-                }
-            }
-            if let Some(t) = &self.local {
-                if let Some(p) = local_choice(board, color, last, t, rng) {
-                    return Some(p);
-                }
-            } else if rng.chance(self.config.pattern_rate) {
+            if rng.chance(self.config.pattern_rate) {
                 let p = self.pattern_moves(board, color, last);
                 if !p.is_empty() {
                     return Some(p[rng.below(p.len())]);
-                }
-                if self.config.pattern2 && self.recent[0] == Some(last) {
-                    if let Some(before) = self.recent[1] {
-                        let p = self.pattern_moves(board, color, before);
-                        if !p.is_empty() {
-                            return Some(p[rng.below(p.len())]);
-                        }
-                    }
                 }
             }
         }
@@ -531,15 +190,7 @@ impl PlayoutPolicy for Moggy {
         // (a throw-in may kill), but not one that fills a seki's shared liberty: that
         // forced move made every seki a race to pass first.
         let seki = self.config.seki_check;
-        let mv = mv.or_else(|| {
-            board.random_move_where(color, rng, |b, p| !seki || !b.breaks_seki(color, p))
-        });
-        if mv.is_none() {
-            if let Some(l) = self.lgr.as_deref_mut() {
-                l.record(color, None);
-            }
-        }
-        mv
+        mv.or_else(|| board.random_move_where(color, rng, |b, p| !seki || !b.breaks_seki(color, p)))
     }
 }
 
@@ -571,285 +222,17 @@ mod tests {
         }
     }
 
-    fn two_libs_moggy() -> Moggy {
-        Moggy::new(MoggyConfig {
-            two_libs_rate: 1.0,
-            ..MoggyConfig::default()
-        })
-    }
-
-    #[test]
-    fn ataris_a_two_liberty_chain_that_cannot_escape() {
-        // White A1-B1 (last move B1) has the liberties B2 and C1. Black B2 drives it
-        // along the first line, a ladder; Black C1 lets it out at B2 with an atari on
-        // A2.
-        let mut b = Board::from_rows(&[
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            "X........",
-            "OO.......",
-        ])
-        .unwrap();
-        let p = |c, r| Point::from_coord(c, r);
-        let before = b.clone();
-        let moves = two_libs_moggy().two_libs(&mut b, Color::Black, p(1, 0));
-        assert_eq!(moves.as_slice(), &[p(1, 1)]);
-        assert_eq!(b.hash(), before.hash(), "the board is left as it was");
-    }
-
-    #[test]
-    fn extends_an_own_chain_left_with_two_liberties() {
-        // Black E5 between White D5 and E6 (last move E6): liberties E4 and F5, and
-        // either extension gives three or more.
-        let mut b = Board::from_rows(&[
-            ".........",
-            ".........",
-            ".........",
-            "....O....",
-            "...OX....",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-        ])
-        .unwrap();
-        let p = |c, r| Point::from_coord(c, r);
-        let mut moves = two_libs_moggy()
-            .two_libs(&mut b, Color::Black, p(4, 5))
-            .to_vec();
-        moves.sort();
-        let mut want = vec![p(4, 3), p(5, 4)];
-        want.sort();
-        assert_eq!(moves, want);
-    }
-
-    fn global_moggy() -> Moggy {
-        Moggy::new(MoggyConfig {
-            global_atari_rate: 1.0,
-            ..MoggyConfig::default()
-        })
-    }
-
-    #[test]
-    fn captures_a_chain_in_atari_far_from_the_last_move() {
-        // White A5-A6 in atari on B6 when the playout begins; White's last move H8 is far
-        // away and asks nothing: Black captures at B6 (and without the global answers
-        // does not always).
-        let p = |c, r| Point::from_coord(c, r);
-        let mut b = Board::new(9).unwrap();
-        for q in [p(0, 3), p(1, 4), p(0, 6)] {
-            b.set_stone(Color::Black, q);
-        }
-        for q in [p(0, 4), p(0, 5), p(7, 7)] {
-            b.set_stone(Color::White, q);
-        }
-        let mut rng = PlayoutRng::seed_from_u64(2);
-        let mut m = global_moggy();
-        m.begin(&b);
-        for _ in 0..20 {
-            assert_eq!(
-                m.choose(&mut b, Color::Black, Some(p(7, 7)), &mut rng),
-                Some(p(1, 5))
-            );
-        }
-        let mut plain = Moggy::default();
-        plain.begin(&b);
-        assert!((0..50)
-            .any(|_| plain.choose(&mut b, Color::Black, Some(p(7, 7)), &mut rng) != Some(p(1, 5))));
-    }
-
-    #[test]
-    fn remembers_an_atari_made_during_the_playout() {
-        // White A5-A6 has two liberties (B6, A7) when the playout begins. Black A7 puts it
-        // in atari, White plays elsewhere (H8): Black, answering H8, captures at B6.
-        let p = |c, r| Point::from_coord(c, r);
-        let mut b = Board::new(9).unwrap();
-        for q in [p(0, 3), p(1, 4)] {
-            b.set_stone(Color::Black, q);
-        }
-        for q in [p(0, 4), p(0, 5)] {
-            b.set_stone(Color::White, q);
-        }
-        let mut m = global_moggy();
-        m.begin(&b);
-        for (color, q) in [(Color::Black, p(0, 6)), (Color::White, p(7, 7))] {
-            b.place(color, q);
-            m.placed(&b, color, q);
-        }
-        let mut rng = PlayoutRng::seed_from_u64(4);
-        for _ in 0..20 {
-            assert_eq!(
-                m.choose(&mut b, Color::Black, Some(p(7, 7)), &mut rng),
-                Some(p(1, 5))
-            );
-        }
-        // A new playout from a board without the atari forgets it.
-        let mut fresh = Board::new(9).unwrap();
-        fresh.set_stone(Color::White, p(7, 7));
-        m.begin(&fresh);
-        assert!(m.global_atari(&mut fresh, Color::Black).is_empty());
-    }
-
-    #[test]
-    fn plays_the_vital_point_of_a_small_eye_space() {
-        // Black's straight three B1-D1 on the first line, Black's last move B2 next to
-        // it: either colour answers at its centre C1.
-        let b = Board::from_rows(&[
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            "XXXXX....",
-            "X...X....",
-        ])
-        .unwrap();
-        let p = |c, r| Point::from_coord(c, r);
-        let m = Moggy::new(MoggyConfig {
-            nakade_rate: 1.0,
-            ..MoggyConfig::default()
-        });
-        assert_eq!(m.nakade(&b, Color::White, p(1, 1)), Some(p(2, 0)));
-        assert_eq!(m.nakade(&b, Color::Black, p(1, 1)), Some(p(2, 0)));
-        // Far from the eye space: nothing.
-        assert_eq!(m.nakade(&b, Color::White, p(4, 1)), None);
-        // Shapes: pyramid four has its centre, the square and straight four none.
-        let pts = |v: &[(usize, usize)]| v.iter().map(|&(c, r)| p(c, r)).collect::<Vec<_>>();
-        let pyramid = pts(&[(3, 3), (4, 3), (5, 3), (4, 4)]);
-        assert_eq!(vital_point(&pyramid), Some(p(4, 3)));
-        assert_eq!(vital_point(&pts(&[(3, 3), (4, 3), (3, 4), (4, 4)])), None);
-        assert_eq!(vital_point(&pts(&[(1, 3), (2, 3), (3, 3), (4, 3)])), None);
-        // A region with stones of both colours around it, or of 7 points, is not one.
-        let mut open = b.clone();
-        assert!(open.clear_stone(p(2, 1)) && open.set_stone(Color::White, p(2, 1)));
-        assert_eq!(m.nakade(&open, Color::White, p(1, 1)), None);
-        let wide = Board::from_rows(&[
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            "XXXXXXXXX",
-            "X........",
-        ])
-        .unwrap();
-        assert_eq!(m.nakade(&wide, Color::White, p(1, 1)), None);
-    }
-
-    #[test]
-    fn plays_the_last_good_reply() {
-        // Black C3, White F6 won a simulation: after Black's C3 White replies F6, unless
-        // F6 is taken, then a random move.
-        let p = |c, r| Point::from_coord(c, r);
-        let (c3, f6) = (p(2, 2), p(5, 5));
-        let mut m = Moggy::new(MoggyConfig {
-            lgr_rate: 1.0,
-            pattern_rate: 0.0,
-            ..MoggyConfig::default()
-        });
-        let l = m.lgr_mut().unwrap();
-        l.clear_moves();
-        l.record(Color::Black, Some(c3));
-        l.record(Color::White, Some(f6));
-        l.learn(Color::White);
-        let mut b = Board::new(9).unwrap();
-        b.place(Color::Black, c3);
-        let mut rng = PlayoutRng::seed_from_u64(3);
-        for _ in 0..10 {
-            assert_eq!(m.choose(&mut b, Color::White, Some(c3), &mut rng), Some(f6));
-        }
-        b.place(Color::Black, f6);
-        assert_ne!(m.choose(&mut b, Color::White, Some(c3), &mut rng), Some(f6));
-        // Off by default: no tables.
-        assert!(Moggy::default().lgr_mut().is_none());
-    }
-
-    #[test]
-    fn looks_for_shapes_around_the_move_before_the_last() {
-        // Black E5 and White D5 side by side make MoGo shapes around Black's own last
-        // move E5; White's last move A9, alone in the corner, has none around it: with
-        // `pattern2` Black answers with one of the shapes around E5.
-        let p = |c, r| Point::from_coord(c, r);
-        let mut b = Board::new(9).unwrap();
-        b.set_stone(Color::Black, p(4, 4));
-        b.set_stone(Color::White, p(3, 4));
-        b.set_stone(Color::White, p(0, 8));
-        let mut m = Moggy::new(MoggyConfig {
-            pattern_rate: 1.0,
-            pattern2: true,
-            ..MoggyConfig::default()
-        });
-        assert!(m.pattern_moves(&b, Color::Black, p(0, 8)).is_empty());
-        let around: Vec<Point> = m.pattern_moves(&b, Color::Black, p(4, 4)).to_vec();
-        assert!(!around.is_empty(), "a shape next to E5");
-        m.begin(&b);
-        m.placed(&b, Color::Black, p(4, 4));
-        m.placed(&b, Color::White, p(0, 8));
-        let mut rng = PlayoutRng::seed_from_u64(6);
-        for _ in 0..20 {
-            let mv = m
-                .choose(&mut b, Color::Black, Some(p(0, 8)), &mut rng)
-                .unwrap();
-            assert!(around.contains(&mv), "{mv:?}");
-        }
-    }
-
-    #[test]
-    fn local_softmax_follows_the_learned_strengths() {
-        // Black E5 just played next to White D5. A table that makes the shape of E6 (seen
-        // by White) far stronger than anything else and than elsewhere: White answers at
-        // E6 or at its mirror image E4 (the same shape), each about half the time, and
-        // nowhere else; the board with the colours swapped and Black to move alike.
-        let p = |c, r| Point::from_coord(c, r);
-        for swap in [false, true] {
-            let (me, them) = if swap {
-                (Color::Black, Color::White)
-            } else {
-                (Color::White, Color::Black)
-            };
-            let mut b = Board::new(9).unwrap();
-            b.set_stone(them, p(4, 4));
-            b.set_stone(me, p(3, 4));
-            let code = local::canonical(local::mover_code(b.pattern3(p(4, 5)), me));
-            let t = LocalTable::from_canonical(1e-6, &[(code, 1e6)]);
-            let mut rng = PlayoutRng::seed_from_u64(3);
-            let picks: Vec<_> = (0..200)
-                .map(|_| local_choice(&b, me, p(4, 4), &t, &mut rng))
-                .collect();
-            let e6 = picks.iter().filter(|&&m| m == Some(p(4, 5))).count();
-            let e4 = picks.iter().filter(|&&m| m == Some(p(4, 3))).count();
-            assert!(e6 + e4 >= 199 && e6 > 60 && e4 > 60, "{e6} {e4}");
-            // With elsewhere far stronger, the softmax hands the move to the random part.
-            let t = LocalTable::from_canonical(1e6, &[]);
-            assert!((0..100).all(|_| local_choice(&b, me, p(4, 4), &t, &mut rng).is_none()));
-        }
-    }
-
     #[test]
     fn moggy_playouts_finish_and_stay_consistent() {
         let mut rng = PlayoutRng::seed_from_u64(5);
-        let local = Moggy::new(MoggyConfig {
-            local_temperature: 1.0,
-            ..MoggyConfig::default()
-        });
-        for mut m in [Moggy::default(), local] {
-            for size in [5, 9, 13, 19] {
-                for _ in 0..10 {
-                    let mut b = Board::new(size).unwrap();
-                    let r = playout_from(&mut b, Color::Black, None, &mut m, &mut rng, None);
-                    b.check_consistency().unwrap();
-                    assert!(r.moves > 0);
-                    assert_eq!(r.score, end_score(&b));
-                }
+        let mut m = Moggy::default();
+        for size in [5, 9, 13, 19] {
+            for _ in 0..10 {
+                let mut b = Board::new(size).unwrap();
+                let r = playout_from(&mut b, Color::Black, None, &mut m, &mut rng, None);
+                b.check_consistency().unwrap();
+                assert!(r.moves > 0);
+                assert_eq!(r.score, end_score(&b));
             }
         }
     }

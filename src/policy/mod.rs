@@ -4,7 +4,6 @@
 //! for the tree ([`model`]).
 
 pub mod features;
-pub mod local_train;
 pub mod model;
 pub mod spatial;
 pub mod train;

@@ -812,12 +812,6 @@ fn simulate(shared: &Shared, w: &mut Worker) -> (bool, i32) {
     let mut mover = color.opponent();
     let score: i32;
     let mut counted = true;
-    if let Some(l) = w.moggy.lgr_mut() {
-        l.clear_moves();
-        if let Some(p) = last {
-            l.record(mover, Some(p));
-        }
-    }
     loop {
         let n = tree.node(node);
         let visits = n.visits.fetch_add(1, Relaxed) + 1;
@@ -864,15 +858,6 @@ fn simulate(shared: &Shared, w: &mut Worker) -> (bool, i32) {
                 last = None;
             }
         }
-        if let Some(l) = w.moggy.lgr_mut() {
-            l.record(
-                color,
-                match mv {
-                    Move::Place(p) => Some(p),
-                    Move::Pass => None,
-                },
-            );
-        }
         history = [Some(mv), history[0], history[1]];
         mover = color;
         color = color.opponent();
@@ -894,15 +879,6 @@ fn simulate(shared: &Shared, w: &mut Worker) -> (bool, i32) {
             _ => 0,
         }
     };
-    if let Some(l) = w.moggy.lgr_mut() {
-        if margin != 0 {
-            l.learn(if margin > 0 {
-                Color::Black
-            } else {
-                Color::White
-            });
-        }
-    }
     for &(id, mover) in &w.path {
         let n = tree.node(id);
         let value = if mover == Color::Black {
