@@ -1,5 +1,6 @@
 //! The engine's command-line options, shared by every mode that builds an [`Engine`]
-//! (GTP on stdin/stdout, `selfplay`), so an option added here applies to all of them.
+//! (GTP on stdin/stdout, `selfplay`, `review`), so an option added here applies to all of
+//! them; and the range checks every command-line number goes through.
 
 use clap::Args;
 
@@ -20,7 +21,7 @@ pub struct EngineArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Search playouts used to judge dead stones for final_score and final_status_list.
-    #[arg(long, default_value_t = 1000, value_parser = parse_status_playouts)]
+    #[arg(long, default_value_t = 1000, value_parser = |s: &str| number_in(s, 1usize, 1_000_000_000))]
     pub status_playouts: usize,
     /// For Lizzie 0.7.4, which wants `version` to start with a Leela Zero version of 0.15
     /// or later: answer `0.15 (Leela Zero 0.15 analysis; Tengen X.Y.Z)`, the level of
@@ -43,7 +44,7 @@ pub struct SearchArgs {
     pub player: PlayerKind,
     /// Playouts a move (otherwise the GTP time settings decide; without any, 1 s on 9x9,
     /// 1.5 s on 13x13, 2 s on 19x19).
-    #[arg(long, value_parser = parse_playouts)]
+    #[arg(long, value_parser = |s: &str| number_in(s, 1u64, 1_000_000_000_000))]
     pub playouts: Option<u64>,
     /// Seconds a move while no GTP time system is set (default: 1 s on 9x9, 1.5 s on
     /// 13x13, 2 s on 19x19); fractions allowed, for fast soak and test games.
@@ -55,7 +56,7 @@ pub struct SearchArgs {
     pub threads: Option<usize>,
     /// Bound on the process's memory, in MiB (the search tree gets all but 32 MiB of it);
     /// at most the machine's memory.
-    #[arg(long, default_value_t = 512, value_parser = parse_max_memory)]
+    #[arg(long, default_value_t = 512, value_parser = |s: &str| number_in(s, 16usize, machine_mib()))]
     pub max_memory: usize,
     /// Resign when the win rate stays below this for 3 moves in a row (0: never), 0..=1.
     #[arg(long, default_value_t = 0.1, value_parser = parse_fraction)]
@@ -65,30 +66,30 @@ pub struct SearchArgs {
     #[arg(long)]
     pub ponder: bool,
     /// Seconds kept back from each move's time for lag.
-    #[arg(long, default_value_t = 0.2, value_parser = parse_lag_margin)]
+    #[arg(long, default_value_t = 0.2, value_parser = |s: &str| number_in(s, 0.0, 60.0))]
     pub lag_margin: f64,
     /// Playout policy: moggy (captures, escapes, 3x3 patterns) or light (uniform).
     #[arg(long, default_value = "moggy", value_parser = parse_policy)]
     pub policy: PolicyKind,
     /// Visits before a tree leaf is expanded.
-    #[arg(long, value_parser = parse_expand_visits)]
+    #[arg(long, value_parser = |s: &str| number_in(s, 1u32, 1_000_000))]
     pub expand_visits: Option<u32>,
     /// RAVE equivalence (visits at which own and AMAF statistics weigh the same).
-    #[arg(long, value_parser = parse_rave_equiv)]
+    #[arg(long, value_parser = |s: &str| number_in(s, 1.0, 1e9))]
     pub rave_equiv: Option<f64>,
     /// Share of a simulation's value that follows its final score margin rather than
     /// only who won (0: win or loss alone; Fuego uses 0.02).
-    #[arg(long, value_parser = parse_score_bonus)]
+    #[arg(long, value_parser = |s: &str| number_in(s, 0.0, 0.5))]
     pub score_bonus: Option<f64>,
     /// UCB exploration constant (0: priors and RAVE explore).
-    #[arg(long, value_parser = parse_explore)]
+    #[arg(long, value_parser = |s: &str| number_in(s, 0.0, 100.0))]
     pub explore: Option<f64>,
     /// Equivalent visits of the learned move model's prior (0: hand-written priors).
     #[arg(long, value_parser = parse_prior_visits)]
     pub prior_learned: Option<u32>,
     /// How sharply the learned prior falls off with a move's probability ratio to the
     /// best move's.
-    #[arg(long, value_parser = parse_prior_power)]
+    #[arg(long, value_parser = |s: &str| number_in(s, 0.0, 10.0))]
     pub prior_power: Option<f64>,
     /// Equivalent visits at an even win rate every candidate starts with.
     #[arg(long, value_parser = parse_prior_visits)]
@@ -100,7 +101,7 @@ pub struct SearchArgs {
     #[arg(long, value_parser = parse_prior_visits)]
     pub prior_tactics: Option<u32>,
     /// Rate at which the playouts' random moves refuse self-ataris of two stones or more.
-    #[arg(long, value_parser = parse_rate)]
+    #[arg(long, value_parser = |s: &str| number_in(s, 0.0f32, 1.0))]
     pub playout_self_atari: Option<f32>,
 }
 
@@ -271,66 +272,14 @@ pub fn machine_mib() -> usize {
         .map_or(1 << 20, |kib| kib / 1024)
 }
 
-/// `--max-memory`: 16 MiB (the dead-stone search and the rest of the process need
-/// some) up to the machine's memory.
-fn parse_max_memory(s: &str) -> Result<usize, String> {
-    number_in(s, 16, machine_mib())
-}
-
-/// `--status-playouts`: 1..=10^9 (the judgement stops at `# interrupt`; its tree is
-/// bounded whatever the count).
-fn parse_status_playouts(s: &str) -> Result<usize, String> {
-    number_in(s, 1, 1_000_000_000)
-}
-
-/// `--playouts`: 1..=10^12.
-fn parse_playouts(s: &str) -> Result<u64, String> {
-    number_in(s, 1, 1_000_000_000_000)
-}
-
 /// A share or win rate, 0..=1.
 pub fn parse_fraction(s: &str) -> Result<f64, String> {
     number_in(s, 0.0, 1.0)
 }
 
-/// A playout heuristic's rate, 0..=1.
-fn parse_rate(s: &str) -> Result<f32, String> {
-    number_in(s, 0.0, 1.0)
-}
-
-/// `--lag-margin`: 0..=60 seconds.
-fn parse_lag_margin(s: &str) -> Result<f64, String> {
-    number_in(s, 0.0, 60.0)
-}
-
-/// `--expand-visits`: 1..=1,000,000.
-fn parse_expand_visits(s: &str) -> Result<u32, String> {
-    number_in(s, 1, 1_000_000)
-}
-
-/// `--rave-equiv`: 1..=10^9 visits.
-fn parse_rave_equiv(s: &str) -> Result<f64, String> {
-    number_in(s, 1.0, 1e9)
-}
-
-/// `--score-bonus`: 0..=0.5.
-fn parse_score_bonus(s: &str) -> Result<f64, String> {
-    number_in(s, 0.0, 0.5)
-}
-
-/// `--explore`: 0..=100.
-fn parse_explore(s: &str) -> Result<f64, String> {
-    number_in(s, 0.0, 100.0)
-}
-
 /// Equivalent visits of a prior: 0..=100,000.
 fn parse_prior_visits(s: &str) -> Result<u32, String> {
     number_in(s, 0, 100_000)
-}
-
-/// `--prior-power`: 0..=10.
-fn parse_prior_power(s: &str) -> Result<f64, String> {
-    number_in(s, 0.0, 10.0)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
-//! The `tengen` command: GTP on stdin/stdout by default; `bench` measures light playouts;
-//! `regress` runs GTP regression files; `match` plays two GTP engines against each other;
-//! `selfplay` shows one game of Tengen against itself.
+//! The `tengen` command: GTP on stdin/stdout by default; `bench` measures playouts and
+//! searches; `regress` runs GTP regression files; `match` plays two GTP engines against
+//! each other; `selfplay` shows one game of Tengen against itself; `review` analyses a
+//! game record; `train-patterns` fits the move model.
 
 use std::io::IsTerminal;
 
