@@ -2,7 +2,7 @@
 //! real engine: GTP v2 §3.1 preprocessing and framing, a few canned commands, no Go rules.
 //!
 //! Run: `cargo run --example fake_gtp`; `TENGEN_ENGINE=target/debug/examples/fake_gtp cargo
-//! test --test gtp_fuzz` points the integration tests at it. The command `hang` never answers
+//! test --test integration gtp_fuzz::` points the integration tests at it. The command `hang` never answers
 //! and `die` exits, to exercise the runner's timeout and dead-engine handling.
 
 use std::io::{self, BufRead, Write};

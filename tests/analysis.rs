@@ -5,9 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-#[path = "common/gtp.rs"]
-mod gtp;
-use gtp::Gtp;
+use crate::common::gtp::Gtp;
 
 /// The next raw output line.
 fn line(g: &mut Gtp) -> String {

@@ -35,7 +35,38 @@ fn sgf_file_corpus() {
     replay("sgf_file", tengen::fuzzing::sgf_file);
 }
 
+/// Set in the process [`session_corpus`] starts to replay the corpus itself.
+const SESSION_CHILD: &str = "TENGEN_SESSION_CORPUS_CHILD";
+
+/// `session` checks the peak memory of the whole process, and this test binary runs every
+/// integration test on threads of one process: the replay runs in a process of its own (this
+/// test binary again, running only this test), so that no other test's memory counts.
 #[test]
 fn session_corpus() {
-    replay("session", tengen::fuzzing::session);
+    if std::env::var_os(SESSION_CHILD).is_some() {
+        replay("session", tengen::fuzzing::session);
+        return;
+    }
+    // The test's name without the crate's: `fuzz_corpus::session_corpus`.
+    let name = match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::session_corpus"),
+        None => "session_corpus".to_string(),
+    };
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            name.as_str(),
+            "--exact",
+            "--test-threads",
+            "1",
+            "--nocapture",
+        ])
+        .env(SESSION_CHILD, "1")
+        .output()
+        .expect("run the test binary again");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprint!("{stderr}");
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // The filter matched this one test (a renamed module would match none).
+    assert!(stdout.contains("1 passed"), "{stdout}");
 }

@@ -5,7 +5,7 @@
 use tengen::engine::{Engine, Genmove, Settings};
 use tengen::{Color, Move, Point, Rules};
 
-mod common;
+use crate::common;
 
 /// An engine with the position of a diagram (top row first; `X` Black, `O` White), the
 /// moves `then` played after it.

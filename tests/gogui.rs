@@ -5,9 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-#[path = "common/gtp.rs"]
-mod gtp;
-use gtp::Gtp;
+use crate::common::gtp::Gtp;
 
 fn is_vertex(t: &str, size: usize) -> bool {
     let cols = "ABCDEFGHJKLMNOPQRST";

@@ -55,7 +55,7 @@ fn fake_engine() -> Option<PathBuf> {
 }
 
 /// The runner's process handling (ids, multi-line replies, timeout, dead engine) against the
-/// fake engine; skipped when the example was not built (e.g. `cargo test --test gtp_regress`).
+/// fake engine; skipped when the example was not built (e.g. `cargo test --test integration`).
 #[test]
 fn runner_handles_real_processes() {
     let Some(fake) = fake_engine() else {

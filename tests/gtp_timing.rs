@@ -3,9 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-#[path = "common/gtp.rs"]
-mod gtp;
-use gtp::Gtp;
+use crate::common::gtp::Gtp;
 
 /// Root visits from the search log lines (`... (N root visits) ...`), in order.
 fn root_visits(log: &str, prefix: &str) -> Vec<u64> {

@@ -5,8 +5,7 @@ use std::process::Command;
 use std::thread;
 use std::time::{Duration, Instant};
 
-#[path = "common/gtp.rs"]
-mod gtp;
+use crate::common::gtp;
 
 /// Runs `input` through a fresh engine with `args`: the responses and stderr.
 fn session(args: &[&str], input: &str) -> (Vec<String>, String) {

@@ -1,7 +1,7 @@
 //! `tengen match` against the scripted fake engine (examples/scripted_gtp.rs): every way
 //! of losing, clocks, resuming, and the SGF loading back through `loadsgf`. Skipped when
-//! the example was not built (`cargo test` builds it; `cargo test --test match` alone may
-//! not).
+//! the example was not built (`cargo test` builds it; `cargo test --test integration` alone
+//! may not).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

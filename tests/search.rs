@@ -5,7 +5,7 @@ use tengen::engine::{Engine, Genmove, Settings};
 use tengen::search::{Limits, Search, SearchConfig};
 use tengen::{Color, Game, Move, Point, Rules};
 
-mod common;
+use crate::common;
 
 /// A game set up from a diagram (top row first; `X` Black, `O` White), Chinese rules.
 fn position(rows: &[&str], to_move: Color) -> Game {

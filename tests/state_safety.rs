@@ -7,9 +7,6 @@
 //! engine that ran the whole sequence plays the same next move (fixed seed, fixed
 //! playouts, one thread) as one that ran only the commands that succeeded.
 
-#[path = "common/gtp.rs"]
-mod gtp;
-
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;

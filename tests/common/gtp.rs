@@ -1,6 +1,5 @@
 //! A Tengen process driven over real pipes, for the tests that need timing or streamed
-//! responses (included with `#[path]` by those tests only).
-#![allow(dead_code)] // each test file uses part of it
+//! responses.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};

@@ -1,5 +1,7 @@
 //! Helpers shared by the integration tests.
 
+pub mod gtp;
+
 use tengen::{Color, Game, Point, Rules};
 
 /// A game set up from a diagram (top row first; `X` Black, `O` White, anything else
