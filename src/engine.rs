@@ -865,12 +865,7 @@ impl Engine {
         // side captures the other's dead stones and neither fills a seki's liberty.
         let mut game = self.game.clone();
         let as_is = crate::score::area_difference(game.board()) as f64;
-        let compensation = if game.rules().handicap_compensation {
-            game.handicap() as f64
-        } else {
-            0.0
-        };
-        game.set_komi(as_is - compensation);
+        game.set_komi(as_is - game.compensation());
         let a = search.run_resumed(&game, game.to_move(), &limits);
         if a.playouts == 0 {
             // No search ran (nothing to choose between): the playouts' view.

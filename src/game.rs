@@ -370,13 +370,23 @@ impl Game {
     /// Area count of the current position, with the stones on `dead` removed first when
     /// the rules remove dead stones; komi and handicap compensation from the rules.
     pub fn score(&self, dead: &[Point]) -> Score {
-        let compensation = if self.rules.handicap_compensation {
+        let dead = if self.rules.remove_dead { dead } else { &[] };
+        score::area(&self.board, dead, self.rules.komi, self.compensation())
+    }
+
+    /// The points White gets for Black's handicap stones, as the rules give them (one a
+    /// stone under Chinese rules, none under Tromp-Taylor).
+    pub fn compensation(&self) -> f64 {
+        if self.rules.handicap_compensation {
             self.handicap as f64
         } else {
             0.0
-        };
-        let dead = if self.rules.remove_dead { dead } else { &[] };
-        score::area(&self.board, dead, self.rules.komi, compensation)
+        }
+    }
+
+    /// Komi plus handicap compensation: what the count adds to White's area.
+    pub fn total_komi(&self) -> f64 {
+        self.rules.komi + self.compensation()
     }
 
     /// Hashes of every position so far, the starting one first (stones only).

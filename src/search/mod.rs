@@ -315,7 +315,7 @@ impl Search {
             Some(t) if t.0.capacity() == capacity => t,
             _ => (Tree::new(capacity), root_key(game, color)),
         };
-        let komi = total_komi(game);
+        let komi = game.total_komi();
         let root_board = game.board().clone();
         let last = match game.moves().last() {
             Some(&(_, Move::Place(p))) => Some(p),
@@ -463,16 +463,6 @@ impl Search {
 /// filling a seki's shared liberty ([`SearchConfig::seki_moves`]).
 fn allowed(config: &SearchConfig, board: &Board, color: Color, mv: Move) -> bool {
     config.seki_moves || !matches!(mv, Move::Place(p) if board.breaks_seki(color, p))
-}
-
-/// Komi plus handicap compensation, as the game's count applies them.
-fn total_komi(game: &Game) -> f64 {
-    game.komi()
-        + if game.rules().handicap_compensation {
-            game.handicap() as f64
-        } else {
-            0.0
-        }
 }
 
 struct Shared<'a> {
