@@ -2,9 +2,8 @@
 //!
 //! Layers, dependencies pointing one way:
 //! `board` <- `rules`/`game`/`score` <- {`playout`, `policy`} <- `search` <- `engine` <- `gtp` <- `main`;
-//! `sgf`/`record` (game records and text forms) sit beside `game`. The tools (`matches`,
-//! `regress`, `selfplay`, `review`, `fuzzing`, and the training in `policy`) use the library,
-//! which never uses them. ARCHITECTURE.md says which file owns what.
+//! `sgf`/`record` (game records and text forms) sit beside `game`. The tools (`tools/`: match,
+//! regress, selfplay, review, train, the fuzz targets) use the library, which never uses them. ARCHITECTURE.md says which file owns what.
 //!
 //! ```
 //! use tengen::{Game, Move, Rules, Color, IllegalMove};
@@ -31,22 +30,18 @@
 pub mod board;
 pub mod cli;
 pub mod engine;
-pub mod fuzzing;
 pub mod game;
 pub mod gtp;
 pub mod limits;
 pub mod log;
-pub mod matches;
 pub mod playout;
 pub mod policy;
 pub mod record;
-pub mod regress;
-pub mod review;
 pub mod rules;
 pub mod score;
 pub mod search;
-pub mod selfplay;
 pub mod sgf;
+pub mod tools;
 
 pub use board::{Board, Cell, Color, IllegalMove, Move, Point, MAX_SIZE};
 pub use game::{Game, SetupError};

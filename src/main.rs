@@ -49,22 +49,22 @@ enum Sub {
     },
     /// Run GTP regression files against an engine (default: this program), with the
     /// verdicts of gogui-regress: tengen regress [OPTIONS] FILE.tst... [-- ENGINE ARGS...]
-    Regress(tengen::regress::RegressArgs),
+    Regress(tengen::tools::regress::RegressArgs),
     /// Play games between two GTP engines (command lines), checking every move; writes
     /// SGFs, results.tsv and summary.txt to --out and resumes there. The last stdout line
     /// is `games=N a_wins=... winrate=... ci95=LO-HI elo=... illegal=... time_losses=...
     /// crashes=...`.
-    Match(Box<tengen::matches::MatchArgs>),
+    Match(Box<tengen::tools::matches::MatchArgs>),
     /// One game of Tengen against itself (same engine options as GTP mode): the board and
     /// each move's time on stderr, the result and the SGF at the end.
-    Selfplay(Box<tengen::selfplay::SelfplayArgs>),
+    Selfplay(Box<tengen::tools::selfplay::SelfplayArgs>),
     /// Review a game record: every position analysed, the record written back with each
     /// move's win rate (SBKV) and score lead, Tengen's variation where a move lost much,
     /// each side's biggest mistakes on stdout, and with --plot a win-rate graph (SVG).
-    Review(Box<tengen::review::ReviewArgs>),
+    Review(Box<tengen::tools::review::ReviewArgs>),
     /// Fit the move model (feature and pattern strengths) to game records with Coulom's
     /// minorization-maximization; a tenth of the games held out to measure prediction.
-    TrainPatterns(tengen::policy::train::TrainArgs),
+    TrainPatterns(tengen::tools::train::TrainArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -120,21 +120,21 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Some(Sub::Regress(args)) => {
-            std::process::exit(tengen::regress::main(args));
+            std::process::exit(tengen::tools::regress::main(args));
         }
         Some(Sub::Match(args)) => {
             // The summary, its last line the machine-readable one.
-            let (_, text) = tengen::matches::run(*args)?;
+            let (_, text) = tengen::tools::matches::run(*args)?;
             print!("{text}");
             Ok(())
         }
-        Some(Sub::TrainPatterns(args)) => tengen::policy::train::run(&args),
+        Some(Sub::TrainPatterns(args)) => tengen::tools::train::run(&args),
         Some(Sub::Review(args)) => {
-            tengen::review::run(&args)?;
+            tengen::tools::review::run(&args)?;
             Ok(())
         }
         Some(Sub::Selfplay(args)) => {
-            tengen::selfplay::run(&args)?;
+            tengen::tools::selfplay::run(&args)?;
             Ok(())
         }
         None => {

@@ -27,12 +27,12 @@ fn replay(target: &str, run: fn(&[u8])) {
 
 #[test]
 fn gtp_line_corpus() {
-    replay("gtp_line", tengen::fuzzing::gtp_line);
+    replay("gtp_line", tengen::tools::fuzz::gtp_line);
 }
 
 #[test]
 fn sgf_file_corpus() {
-    replay("sgf_file", tengen::fuzzing::sgf_file);
+    replay("sgf_file", tengen::tools::fuzz::sgf_file);
 }
 
 /// Set in the process [`session_corpus`] starts to replay the corpus itself.
@@ -44,7 +44,7 @@ const SESSION_CHILD: &str = "TENGEN_SESSION_CORPUS_CHILD";
 #[test]
 fn session_corpus() {
     if std::env::var_os(SESSION_CHILD).is_some() {
-        replay("session", tengen::fuzzing::session);
+        replay("session", tengen::tools::fuzz::session);
         return;
     }
     // The test's name without the crate's: `fuzz_corpus::session_corpus`.

@@ -1,11 +1,11 @@
 //! Runs every `gtp-tests/*.tst` regression file against the built `tengen` binary with the
-//! gogui-regress runner in `tengen::regress`, under `--strict` (the spec's failure texts and
+//! gogui-regress runner in `tengen::tools::regress`, under `--strict` (the spec's failure texts and
 //! the id echo are checked too); any FAILED test (or a dead engine, a bad file) fails.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use tengen::regress::{run_files, Options};
+use tengen::tools::regress::{run_files, Options};
 
 #[test]
 fn gtp_regression_files_pass() {

@@ -1,6 +1,6 @@
-//! AFL++ target: `tengen::fuzzing::gtp_line` (see its documentation).
+//! AFL++ target: `tengen::tools::fuzz::gtp_line` (see its documentation).
 fn main() {
     afl::fuzz!(|data: &[u8]| {
-        tengen::fuzzing::gtp_line(data);
+        tengen::tools::fuzz::gtp_line(data);
     });
 }

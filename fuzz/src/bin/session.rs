@@ -1,6 +1,6 @@
-//! AFL++ target: `tengen::fuzzing::session` (see its documentation).
+//! AFL++ target: `tengen::tools::fuzz::session` (see its documentation).
 fn main() {
     afl::fuzz!(|data: &[u8]| {
-        tengen::fuzzing::session(data);
+        tengen::tools::fuzz::session(data);
     });
 }

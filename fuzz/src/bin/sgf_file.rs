@@ -1,6 +1,6 @@
-//! AFL++ target: `tengen::fuzzing::sgf_file` (see its documentation).
+//! AFL++ target: `tengen::tools::fuzz::sgf_file` (see its documentation).
 fn main() {
     afl::fuzz!(|data: &[u8]| {
-        tengen::fuzzing::sgf_file(data);
+        tengen::tools::fuzz::sgf_file(data);
     });
 }

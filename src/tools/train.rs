@@ -22,9 +22,9 @@ use crate::record::{game_from_record, move_of_sgf};
 use crate::rules::Rules;
 use crate::sgf;
 
-use super::features::{all_features, Context, Features, GROUP_SIZES, NONE, NUM_GROUPS};
-use super::model::Model;
-use super::spatial::NUM_SIZES;
+use crate::policy::features::{all_features, Context, Features, GROUP_SIZES, NONE, NUM_GROUPS};
+use crate::policy::model::Model;
+use crate::policy::spatial::NUM_SIZES;
 
 /// Options of `tengen train-patterns`.
 #[derive(Args, Debug, Clone)]

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::regress::{EngineFailure, GtpChannel, ProcessEngine};
+use crate::tools::regress::{EngineFailure, GtpChannel, ProcessEngine};
 
 /// A GTP answer: `=` (ok) or `?`, and its text with the status mark and id removed.
 #[derive(Clone, Debug, PartialEq, Eq)]

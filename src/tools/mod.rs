@@ -1,0 +1,9 @@
+//! The tools: one module per `tengen` subcommand (and the fuzz targets). They use the
+//! library; the library never uses them.
+
+pub mod fuzz;
+pub mod matches;
+pub mod regress;
+pub mod review;
+pub mod selfplay;
+pub mod train;
