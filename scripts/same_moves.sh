@@ -81,14 +81,18 @@ for s in "$work"/s*.gtp; do
     done
 done
 
+# `bench --search` takes its own options since issue 26; a binary from before then takes
+# them before `bench` (and refuses them after it), so that form is the fallback.
+bench_search() { # BINARY SIZE PLAYOUTS
+    # shellcheck disable=SC2086
+    "$1" bench --search --threads 1 --seed 1 $extra --size "$2" --playouts "$3" 2> /dev/null ||
+        "$1" --threads 1 --seed 1 $extra bench --search --size "$2" --playouts "$3"
+}
+
 for size in 9 13 19; do
     case $size in 9) p=30000 ;; 13) p=10000 ;; *) p=5000 ;; esac
-    # shellcheck disable=SC2086
-    ra=$("$a" --threads 1 --seed 1 $extra bench --search --size $size --playouts $p |
-        grep -oE '(size|playouts|nodes)=[0-9]+' | tr '\n' ' ')
-    # shellcheck disable=SC2086
-    rb=$("$b" --threads 1 --seed 1 $extra bench --search --size $size --playouts $p |
-        grep -oE '(size|playouts|nodes)=[0-9]+' | tr '\n' ' ')
+    ra=$(bench_search "$a" $size $p | grep -oE '(size|playouts|nodes)=[0-9]+' | tr '\n' ' ')
+    rb=$(bench_search "$b" $size $p | grep -oE '(size|playouts|nodes)=[0-9]+' | tr '\n' ' ')
     if [ "$ra" = "$rb" ] && [ -n "$ra" ]; then
         echo "same  bench --search: $ra"
     else

@@ -1,28 +1,25 @@
-//! The engine's command-line options, shared by every mode that builds an [`Engine`]
-//! (GTP on stdin/stdout, `selfplay`, `review`), so an option added here applies to all of
-//! them; and the range checks every command-line number goes through.
+//! The engine's command-line options, in nested groups so that each mode takes only what
+//! it honours: [`EngineArgs`] (GTP mode) holds [`PlayArgs`] (also `selfplay`), which holds
+//! [`SearchArgs`] (also `review`), which holds [`TuningArgs`] (also `bench --search`); and
+//! the range checks every command-line number goes through.
 
 use clap::Args;
 
 use crate::engine::{Engine, PlayerKind, Settings};
 use crate::rules::Rules;
-use crate::search::PolicyKind;
+use crate::search::{PolicyKind, SearchConfig};
 
-/// Options that shape the engine: rules, komi, seed, effort.
+/// GTP mode's options: everything a game needs ([`PlayArgs`]) and what only a GTP
+/// session uses (pondering between commands, the `version` answer Lizzie needs, GoGui's
+/// live graphics).
 #[derive(Args, Debug, Clone)]
 pub struct EngineArgs {
-    /// Rules preset: chinese or tromp-taylor.
-    #[arg(long, default_value = "chinese", value_parser = parse_rules)]
-    pub rules: Rules,
-    /// Initial komi (GTP `komi` changes it).
-    #[arg(long, value_parser = parse_komi, allow_negative_numbers = true)]
-    pub komi: Option<f64>,
-    /// Seed for every random choice: the same seed gives the same moves.
+    #[command(flatten)]
+    pub play: PlayArgs,
+    /// Think on the opponent's time (after each genmove, until the next command
+    /// arrives), keeping the tree for the move that comes.
     #[arg(long)]
-    pub seed: Option<u64>,
-    /// Search playouts used to judge dead stones for final_score and final_status_list.
-    #[arg(long, default_value_t = 1000, value_parser = |s: &str| number_in(s, 1usize, 1_000_000_000))]
-    pub status_playouts: usize,
+    pub ponder: bool,
     /// For Lizzie 0.7.4, which wants `version` to start with a Leela Zero version of 0.15
     /// or later: answer `0.15 (Leela Zero 0.15 analysis; Tengen X.Y.Z)`, the level of
     /// Leela Zero's `lz-analyze` that Tengen speaks, then its own version.
@@ -32,13 +29,21 @@ pub struct EngineArgs {
     /// the main variation as `gogui-gfx:` lines on stderr twice a second.
     #[arg(long)]
     pub live_gfx: bool,
-    #[command(flatten)]
-    pub search: SearchArgs,
 }
 
-/// Move generator options.
-#[derive(clap::Args, Debug, Clone)]
-pub struct SearchArgs {
+/// How the engine plays a game: rules, komi, the move generator and its effort, the
+/// dead-stone judgement, and the search ([`SearchArgs`]). GTP mode and `selfplay`.
+#[derive(Args, Debug, Clone)]
+pub struct PlayArgs {
+    /// Rules preset: chinese or tromp-taylor.
+    #[arg(long, default_value = "chinese", value_parser = parse_rules)]
+    pub rules: Rules,
+    /// Initial komi (GTP `komi` changes it) [default: 7.5].
+    #[arg(long, value_parser = parse_komi, allow_negative_numbers = true)]
+    pub komi: Option<f64>,
+    /// Search playouts used to judge dead stones for final_score and final_status_list.
+    #[arg(long, default_value_t = 1000, value_parser = |s: &str| number_in(s, 1usize, 1_000_000_000))]
+    pub status_playouts: usize,
     /// Move generator: mcts (tree search) or random.
     #[arg(long, default_value = "mcts", value_parser = parse_player)]
     pub player: PlayerKind,
@@ -50,6 +55,23 @@ pub struct SearchArgs {
     /// 13x13, 2 s on 19x19); fractions allowed, for fast soak and test games.
     #[arg(long, value_parser = parse_move_time)]
     pub move_time: Option<f64>,
+    /// Resign when the win rate stays below this for 3 moves in a row (0: never), 0..=1.
+    #[arg(long, default_value_t = 0.1, value_parser = parse_fraction)]
+    pub resign: f64,
+    /// Seconds kept back from each move's time for lag.
+    #[arg(long, default_value_t = 0.2, value_parser = |s: &str| number_in(s, 0.0, 60.0))]
+    pub lag_margin: f64,
+    #[command(flatten)]
+    pub search: SearchArgs,
+}
+
+/// What a search is given: its seed, threads and memory, and its constants
+/// ([`TuningArgs`]). GTP mode, `selfplay` and `review`.
+#[derive(Args, Debug, Clone)]
+pub struct SearchArgs {
+    /// Seed for every random choice: the same seed gives the same moves (with --threads 1).
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Search threads (default: the machine's available parallelism; at most four times
     /// that, and at least 4 are always allowed).
     #[arg(long, value_parser = parse_threads)]
@@ -58,16 +80,14 @@ pub struct SearchArgs {
     /// at most the machine's memory.
     #[arg(long, default_value_t = 512, value_parser = |s: &str| number_in(s, 16usize, machine_mib()))]
     pub max_memory: usize,
-    /// Resign when the win rate stays below this for 3 moves in a row (0: never), 0..=1.
-    #[arg(long, default_value_t = 0.1, value_parser = parse_fraction)]
-    pub resign: f64,
-    /// Think on the opponent's time (after each genmove, until the next command
-    /// arrives), keeping the tree for the move that comes.
-    #[arg(long)]
-    pub ponder: bool,
-    /// Seconds kept back from each move's time for lag.
-    #[arg(long, default_value_t = 0.2, value_parser = |s: &str| number_in(s, 0.0, 60.0))]
-    pub lag_margin: f64,
+    #[command(flatten)]
+    pub tuning: TuningArgs,
+}
+
+/// The search's constants: the playout policy, the tree's expansion and selection, the
+/// priors. GTP mode, `selfplay`, `review` and `bench --search`.
+#[derive(Args, Debug, Clone)]
+pub struct TuningArgs {
     /// Playout policy: moggy (captures, escapes, 3x3 patterns) or light (uniform).
     #[arg(long, default_value = "moggy", value_parser = parse_policy)]
     pub policy: PolicyKind,
@@ -105,50 +125,110 @@ pub struct SearchArgs {
     pub playout_self_atari: Option<f32>,
 }
 
-impl SearchArgs {
-    pub fn apply(&self, settings: &mut Settings) {
-        settings.player = self.player;
-        settings.playouts = self.playouts;
-        settings.move_time = self.move_time;
-        if let Some(t) = self.threads {
-            settings.threads = t.max(1);
-        }
-        settings.max_memory_mib = self.max_memory.max(1);
-        settings.resign = self.resign;
-        settings.lag_margin = self.lag_margin.max(0.0);
-        settings.ponder = self.ponder;
-        settings.search.policy = self.policy;
+impl TuningArgs {
+    /// Sets the search constants given (the others keep their defaults).
+    pub fn apply(&self, search: &mut SearchConfig) {
+        search.policy = self.policy;
         if let Some(v) = self.expand_visits {
-            settings.search.expand_visits = v.max(1);
+            search.expand_visits = v.max(1);
         }
         if let Some(v) = self.score_bonus {
-            settings.search.score_bonus = if v.is_finite() {
+            search.score_bonus = if v.is_finite() {
                 v.clamp(0.0, 0.5)
             } else {
                 0.0
             };
         }
         if let Some(v) = self.rave_equiv {
-            settings.search.rave_equiv = v.max(1.0);
+            search.rave_equiv = v.max(1.0);
         }
         if let Some(v) = self.explore {
-            settings.search.explore = v.max(0.0);
+            search.explore = v.max(0.0);
         }
         if let Some(v) = self.prior_learned {
-            settings.search.priors.learned = v;
+            search.priors.learned = v;
         }
         if let Some(v) = self.prior_power {
-            settings.search.priors.learned_power = v.clamp(0.0, 10.0);
+            search.priors.learned_power = v.clamp(0.0, 10.0);
         }
         if let Some(v) = self.prior_even {
-            settings.search.priors.even = v;
+            search.priors.even = v;
         }
         if let Some(v) = self.prior_tactics {
-            settings.search.priors.big_tactics = v;
+            search.priors.big_tactics = v;
         }
         if let Some(v) = self.playout_self_atari {
-            settings.search.moggy.self_atari_rate = v.clamp(0.0, 1.0);
+            search.moggy.self_atari_rate = v.clamp(0.0, 1.0);
         }
+    }
+}
+
+impl SearchArgs {
+    /// Sets the seed, threads, memory and search constants given.
+    pub fn apply(&self, settings: &mut Settings) {
+        if let Some(s) = self.seed {
+            settings.seed = s;
+        }
+        if let Some(t) = self.threads {
+            settings.threads = t.max(1);
+        }
+        settings.max_memory_mib = self.max_memory.max(1);
+        self.tuning.apply(&mut settings.search);
+    }
+
+    /// The engine settings these options give (the rest at their defaults).
+    pub fn settings(&self) -> Settings {
+        let mut settings = Settings::default();
+        self.apply(&mut settings);
+        settings
+    }
+}
+
+impl PlayArgs {
+    /// The rules with the komi option applied.
+    pub fn rules(&self) -> Rules {
+        let mut rules = self.rules.clone();
+        if let Some(k) = self.komi {
+            rules.komi = k;
+        }
+        rules
+    }
+
+    /// The engine settings these options give.
+    pub fn settings(&self) -> Settings {
+        let mut settings = Settings {
+            status_playouts: self.status_playouts,
+            ..Settings::default()
+        };
+        settings.player = self.player;
+        settings.playouts = self.playouts;
+        settings.move_time = self.move_time;
+        settings.resign = self.resign;
+        settings.lag_margin = self.lag_margin.max(0.0);
+        self.search.apply(&mut settings);
+        settings
+    }
+
+    /// The engine these options describe (19x19 until told otherwise).
+    pub fn engine(&self) -> Engine {
+        Engine::new(self.rules(), self.settings())
+    }
+}
+
+impl EngineArgs {
+    /// The engine settings these options give.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            ponder: self.ponder,
+            lizzie: self.lizzie,
+            live_gfx: self.live_gfx,
+            ..self.play.settings()
+        }
+    }
+
+    /// The engine these options describe (19x19 until told otherwise).
+    pub fn engine(&self) -> Engine {
+        Engine::new(self.play.rules(), self.settings())
     }
 }
 
@@ -171,37 +251,6 @@ fn parse_policy(s: &str) -> Result<PolicyKind, String> {
 /// Parses a rules preset name for clap.
 pub fn parse_rules(s: &str) -> Result<Rules, String> {
     Rules::by_name(s).ok_or_else(|| format!("unknown rules '{s}' (chinese, tromp-taylor)"))
-}
-
-impl EngineArgs {
-    /// The rules with the komi option applied.
-    pub fn rules(&self) -> Rules {
-        let mut rules = self.rules.clone();
-        if let Some(k) = self.komi {
-            rules.komi = k;
-        }
-        rules
-    }
-
-    /// The engine settings these options give.
-    pub fn settings(&self) -> Settings {
-        let mut settings = Settings {
-            status_playouts: self.status_playouts,
-            lizzie: self.lizzie,
-            live_gfx: self.live_gfx,
-            ..Settings::default()
-        };
-        if let Some(s) = self.seed {
-            settings.seed = s;
-        }
-        self.search.apply(&mut settings);
-        settings
-    }
-
-    /// The engine these options describe (19x19 until told otherwise).
-    pub fn engine(&self) -> Engine {
-        Engine::new(self.rules(), self.settings())
-    }
 }
 
 /// A number in `lo..=hi` (finite: NaN and infinities are refused), for clap.

@@ -1,26 +1,32 @@
-//! The `tengen` command: GTP on stdin/stdout by default; `bench` measures playouts and
-//! searches; `regress` runs GTP regression files; `match` plays two GTP engines against
-//! each other; `selfplay` shows one game of Tengen against itself; `review` analyses a
-//! game record; `train-patterns` fits the move model.
+//! The `tengen` command: GTP on stdin/stdout by default; the subcommands are the tools
+//! (`tengen::tools`): `bench` measures playouts and searches; `regress` runs GTP
+//! regression files; `match` plays two GTP engines against each other; `selfplay` shows
+//! one game of Tengen against itself; `review` analyses a game record; `train-patterns`
+//! fits the move model. Each subcommand takes only the options it honours; the engine
+//! options of GTP mode are refused before a subcommand.
 
 use std::io::IsTerminal;
 
-use clap::{Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 use tengen::cli::EngineArgs;
-use tengen::Rules;
+use tengen::tools;
 
 #[derive(Parser, Debug)]
 #[command(
     name = "tengen",
     version,
-    about = "A Go engine speaking GTP v2 (Chinese rules)"
+    about = "A Go engine speaking GTP v2 (Chinese rules)",
+    after_help = "Without a subcommand Tengen speaks GTP on stdin/stdout with the options \
+above. A subcommand takes its own options, after it (`tengen bench --help`); only -v goes \
+anywhere."
 )]
 struct Cli {
     #[command(flatten)]
     engine: EngineArgs,
     /// Log verbosity on stderr: 0 quiet, 1 refusals and problems, 2 also GTP traffic and
     /// a line per search, 3 also each search's budget and top candidates.
-    #[arg(long, short, default_value_t = 1)]
+    #[arg(long, short, default_value_t = 1, global = true)]
     verbose: u8,
     #[command(subcommand)]
     command: Option<Sub>,
@@ -28,113 +34,110 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Sub {
-    /// Light playouts from the empty board: prints one line per board size.
-    Bench {
-        /// Board size(s); repeat for several.
-        #[arg(long = "size", default_values_t = [9usize, 19],
-              value_parser = |s: &str| tengen::cli::number_in(s, 2usize, tengen::MAX_SIZE))]
-        sizes: Vec<usize>,
-        /// Seconds per size.
-        #[arg(long, default_value_t = 5.0, value_parser = tengen::cli::parse_move_time)]
-        seconds: f64,
-        /// Threads.
-        #[arg(long, default_value_t = 1, value_parser = tengen::cli::parse_threads)]
-        threads: usize,
-        /// Run full searches from the empty board instead of bare playouts.
-        #[arg(long)]
-        search: bool,
-        /// Playouts per search (with --search).
-        #[arg(long, default_value_t = 10_000, value_parser = |s: &str| tengen::cli::number_in(s, 1u64, 1_000_000_000_000))]
-        playouts: u64,
-    },
+    /// Light playouts from the empty board (one line per board size), or with --search
+    /// one full search per size.
+    Bench(Box<tools::bench::BenchArgs>),
     /// Run GTP regression files against an engine (default: this program), with the
     /// verdicts of gogui-regress: tengen regress [OPTIONS] FILE.tst... [-- ENGINE ARGS...]
-    Regress(tengen::tools::regress::RegressArgs),
+    Regress(tools::regress::RegressArgs),
     /// Play games between two GTP engines (command lines), checking every move; writes
     /// SGFs, results.tsv and summary.txt to --out and resumes there. The last stdout line
     /// is `games=N a_wins=... winrate=... ci95=LO-HI elo=... illegal=... time_losses=...
     /// crashes=...`.
-    Match(Box<tengen::tools::matches::MatchArgs>),
-    /// One game of Tengen against itself (same engine options as GTP mode): the board and
+    Match(Box<tools::matches::MatchArgs>),
+    /// One game of Tengen against itself (GTP mode's options for play): the board and
     /// each move's time on stderr, the result and the SGF at the end.
-    Selfplay(Box<tengen::tools::selfplay::SelfplayArgs>),
+    Selfplay(Box<tools::selfplay::SelfplayArgs>),
     /// Review a game record: every position analysed, the record written back with each
     /// move's win rate (SBKV) and score lead, Tengen's variation where a move lost much,
-    /// each side's biggest mistakes on stdout, and with --plot a win-rate graph (SVG).
-    Review(Box<tengen::tools::review::ReviewArgs>),
+    /// each side's biggest mistakes on stdout, and with --plot a win-rate graph (SVG). The
+    /// record's komi (KM) and size are kept.
+    Review(Box<tools::review::ReviewArgs>),
     /// Fit the move model (feature and pattern strengths) to game records with Coulom's
     /// minorization-maximization; a tenth of the games held out to measure prediction.
-    TrainPatterns(tengen::tools::train::TrainArgs),
+    TrainPatterns(tools::train::TrainArgs),
+}
+
+/// The options among `ids` given on the command line (not defaults), as `--long-name`.
+fn given(matches: &ArgMatches, ids: impl IntoIterator<Item = String>) -> Vec<String> {
+    ids.into_iter()
+        .filter(|id| {
+            matches.ids().any(|known| known.as_str() == id)
+                && matches.value_source(id) == Some(ValueSource::CommandLine)
+        })
+        .map(|id| format!("--{}", id.replace('_', "-")))
+        .collect()
+}
+
+/// Refuses (exit status 2) options that would be accepted and then ignored: GTP mode's
+/// engine options before a subcommand, and `bench` options of the other bench mode.
+fn refuse_ignored(matches: &ArgMatches) {
+    let Some((name, sub)) = matches.subcommand() else {
+        return;
+    };
+    let top = Cli::command()
+        .get_arguments()
+        .map(|a| a.get_id().to_string())
+        .filter(|id| id != "verbose")
+        .collect::<Vec<_>>();
+    let engine = given(matches, top);
+    if !engine.is_empty() {
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!(
+                    "{} {} GTP mode's, not `{name}`'s; `tengen {name} --help` lists its own options, given after it",
+                    engine.join(" "),
+                    if engine.len() == 1 { "is" } else { "are" },
+                ),
+            )
+            .exit();
+    }
+    if name == "bench" {
+        let own = |ids: &[&str]| ids.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let search = sub.get_flag("search");
+        let (wrong, mode) = if search {
+            (given(sub, own(tools::bench::PLAYOUTS_ONLY)), "--search")
+        } else {
+            (
+                given(sub, own(tools::bench::SEARCH_ONLY)),
+                "bare playouts (no --search)",
+            )
+        };
+        if !wrong.is_empty() {
+            Cli::command()
+                .error(
+                    clap::error::ErrorKind::ArgumentConflict,
+                    format!("bench: {} cannot be used with {mode}", wrong.join(" ")),
+                )
+                .exit();
+        }
+    }
 }
 
 fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    refuse_ignored(&matches);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     tengen::log::set_level(cli.verbose);
     match cli.command {
-        Some(Sub::Bench {
-            sizes,
-            seconds,
-            threads,
-            search,
-            playouts,
-        }) => {
-            let seed = cli.engine.seed.unwrap_or(1);
-            if search {
-                for size in sizes {
-                    let mut settings = cli.engine.settings();
-                    settings.threads = threads.max(1);
-                    settings.seed = seed;
-                    let mut game = tengen::Game::new(size, Rules::chinese())
-                        .ok_or_else(|| anyhow::anyhow!("size {size} is not in 2..=25"))?;
-                    game.set_komi(7.5);
-                    let mut s = tengen::search::Search::new(settings.search_config());
-                    let a = s.run(
-                        &game,
-                        tengen::Color::Black,
-                        &tengen::search::Limits::playouts(playouts),
-                    );
-                    println!(
-                        "mode=search size={} threads={} playouts={} seconds={:.2} playouts_per_s={:.0} nodes={} peak_rss_mib={}",
-                        size,
-                        settings.threads,
-                        a.playouts,
-                        a.seconds,
-                        a.playouts as f64 / a.seconds.max(1e-9),
-                        a.tree_nodes,
-                        peak_rss_mib().map_or("?".to_string(), |m| m.to_string())
-                    );
-                }
-                return Ok(());
-            }
-            for size in sizes {
-                let r = tengen::playout::bench(size, seconds, threads, seed)
-                    .ok_or_else(|| anyhow::anyhow!("size {size} is not in 2..=25"))?;
-                println!(
-                    "size={} threads={} playouts_per_s={:.0} moves_per_s={:.0}",
-                    r.size,
-                    r.threads,
-                    r.playouts_per_second(),
-                    r.moves_per_second()
-                );
-            }
-            Ok(())
-        }
+        Some(Sub::Bench(args)) => tools::bench::run(&args),
         Some(Sub::Regress(args)) => {
-            std::process::exit(tengen::tools::regress::main(args));
+            std::process::exit(tools::regress::main(args));
         }
         Some(Sub::Match(args)) => {
             // The summary, its last line the machine-readable one.
-            let (_, text) = tengen::tools::matches::run(*args)?;
+            let (_, text) = tools::matches::run(*args)?;
             print!("{text}");
             Ok(())
         }
-        Some(Sub::TrainPatterns(args)) => tengen::tools::train::run(&args),
+        Some(Sub::TrainPatterns(args)) => tools::train::run(&args),
         Some(Sub::Review(args)) => {
-            tengen::tools::review::run(&args)?;
+            tools::review::run(&args)?;
             Ok(())
         }
         Some(Sub::Selfplay(args)) => {
-            tengen::tools::selfplay::run(&args)?;
+            tools::selfplay::run(&args)?;
             Ok(())
         }
         None => {
@@ -146,12 +149,4 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
     }
-}
-
-/// Peak resident memory of this process (VmHWM), in MiB, where /proc tells it.
-fn peak_rss_mib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb.div_ceil(1024))
 }

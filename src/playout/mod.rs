@@ -1,7 +1,7 @@
 //! Playouts: a policy picks moves until two passes in a row, then the board is counted.
 //! Policies sit behind a small trait: [`Light`] (uniform) and [`Moggy`] (captures, atari
 //! escapes with a ladder read, 3x3 patterns around the last move, no big self-ataris).
-//! No I/O here; `bench` measures throughput for `tengen bench` and the criterion benches.
+//! No I/O here.
 
 mod moggy;
 pub mod patterns;
@@ -172,66 +172,6 @@ pub fn end_owner(board: &Board, p: Point) -> i32 {
             (b > 0 && w == 0) as i32 - (w > 0 && b == 0) as i32
         }
     }
-}
-
-/// Throughput of light playouts from the empty board.
-#[derive(Clone, Copy, Debug)]
-pub struct BenchResult {
-    pub size: usize,
-    pub threads: usize,
-    pub playouts: u64,
-    pub moves: u64,
-    pub seconds: f64,
-}
-
-impl BenchResult {
-    pub fn playouts_per_second(&self) -> f64 {
-        self.playouts as f64 / self.seconds
-    }
-
-    pub fn moves_per_second(&self) -> f64 {
-        self.moves as f64 / self.seconds
-    }
-}
-
-/// Runs light playouts from the empty `size` board on `threads` threads for about
-/// `seconds`, each thread with its own RNG seeded from `seed`.
-pub fn bench(size: usize, seconds: f64, threads: usize, seed: u64) -> Option<BenchResult> {
-    let base = Board::new(size)?;
-    let threads = threads.max(1);
-    let start = std::time::Instant::now();
-    let totals: Vec<(u64, u64)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let base = base.clone();
-                s.spawn(move || {
-                    let mut rng = PlayoutRng::seed_from_u64(seed.wrapping_add(t as u64));
-                    let (mut n, mut moves) = (0u64, 0u64);
-                    let mut b = base.clone();
-                    while start.elapsed().as_secs_f64() < seconds {
-                        for _ in 0..64 {
-                            b.copy_from(&base);
-                            let r = playout(&mut b, Color::Black, &mut Light, &mut rng);
-                            moves += r.moves as u64;
-                            n += 1;
-                        }
-                    }
-                    (n, moves)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or((0, 0)))
-            .collect()
-    });
-    Some(BenchResult {
-        size,
-        threads,
-        playouts: totals.iter().map(|t| t.0).sum(),
-        moves: totals.iter().map(|t| t.1).sum(),
-        seconds: start.elapsed().as_secs_f64(),
-    })
 }
 
 #[cfg(test)]

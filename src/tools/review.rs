@@ -11,16 +11,18 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::board::{Color, Move};
-use crate::cli::EngineArgs;
+use crate::cli::SearchArgs;
 use crate::game::Game;
 use crate::record::{game_from_record, move_text, record_of};
+use crate::rules::Rules;
 use crate::search::{Analysis, Limits, Search};
 use crate::sgf::{self, SgfMove, SgfNode, SgfPoint};
 
 /// Options of `tengen review`.
 #[derive(Args, Debug, Clone)]
 pub struct ReviewArgs {
-    /// The game record (SGF); its main line is reviewed.
+    /// The game record (SGF); its main line is reviewed with the record's komi (KM; 7.5
+    /// when it has none) and board size.
     pub file: PathBuf,
     /// Playouts for each position (the default effort: 1,000).
     #[arg(long, conflicts_with = "time_per_move")]
@@ -41,8 +43,11 @@ pub struct ReviewArgs {
     /// Mistakes listed for each side.
     #[arg(long, default_value_t = 3)]
     pub top: usize,
+    /// Rules the positions are searched under: chinese or tromp-taylor.
+    #[arg(long, default_value = "chinese", value_parser = crate::cli::parse_rules)]
+    pub rules: Rules,
     #[command(flatten)]
-    pub engine: EngineArgs,
+    pub search: SearchArgs,
 }
 
 /// What the review found at one position (before move `k + 1`, after move `k`).
@@ -90,7 +95,7 @@ pub struct Review {
 fn load(args: &ReviewArgs) -> anyhow::Result<(Game, Vec<(Color, Move)>, Vec<(String, String)>)> {
     let rec = sgf::read_record_file(&args.file, None)
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
-    let template = args.engine.engine().game;
+    let template = Game::new(19, args.rules.clone()).expect("19x19 is a board size");
     let full = game_from_record(&rec, &template, None).map_err(anyhow::Error::msg)?;
     let start = game_from_record(&rec, &template, Some(1)).map_err(anyhow::Error::msg)?;
     Ok((start, full.moves().to_vec(), rec.info))
@@ -99,7 +104,7 @@ fn load(args: &ReviewArgs) -> anyhow::Result<(Game, Vec<(Color, Move)>, Vec<(Str
 /// Analyses every position, with a progress bar on stderr.
 pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
     let (start, moves, info) = load(args)?;
-    let settings = args.engine.settings();
+    let settings = args.search.settings();
     let mut search = Search::new(settings.search_config());
     let bar = indicatif::ProgressBar::new(moves.len() as u64 + 1);
     bar.set_style(

@@ -1,6 +1,6 @@
-//! `tengen selfplay`: one game of the engine against itself, built from the same options
-//! as GTP mode; the board and each move's time on stderr as it goes, the result and an
-//! SGF at the end.
+//! `tengen selfplay`: one game of the engine against itself, built from GTP mode's options
+//! for play (not those only a GTP session uses: pondering, `--lizzie`, `--live-gfx`); the
+//! board and each move's time on stderr as it goes, the result and an SGF at the end.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use std::time::Instant;
 use clap::Args;
 
 use crate::board::{Color, Move};
-use crate::cli::EngineArgs;
+use crate::cli::PlayArgs;
 use crate::engine::Genmove;
 use crate::gtp::color_name;
 use crate::record::{diagram, move_text, record_of};
@@ -32,7 +32,7 @@ pub struct SelfplayArgs {
     #[arg(long)]
     pub quiet: bool,
     #[command(flatten)]
-    pub engine: EngineArgs,
+    pub engine: PlayArgs,
 }
 
 /// Plays the game; the result text (`B+3.5`, `W+R`).
