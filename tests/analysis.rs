@@ -9,9 +9,7 @@ use crate::common::gtp::Gtp;
 
 /// The next raw output line.
 fn line(g: &mut Gtp) -> String {
-    g.lines
-        .recv_timeout(Duration::from_secs(30))
-        .expect("an output line")
+    g.line(Duration::from_secs(30))
 }
 
 /// The `info` segments of one update, each as its tokens (the `ownership` tail apart).

@@ -2,6 +2,7 @@
 //! stdin/stdout loop.
 
 pub mod analysis;
+pub mod client;
 pub mod command;
 pub mod error;
 pub mod exec;

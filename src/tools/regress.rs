@@ -49,24 +49,17 @@
 //! check (`failed`); any other reply is `FAILED`. `--strict` also fails a numbered test with a
 //! pattern whose reply does not echo its id. Without `--strict` the verdicts are gogui-exact.
 
-use std::fmt;
 use std::fs;
-use std::io::{self, BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::Duration;
 
 use fancy_regex::Regex;
 
+use crate::gtp::client::{Client, Failure, Response, Stderr};
+
 /// Default time an engine gets for one reply.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Folders searched for an engine named without a `/` when it is not on `PATH`: Debian and
-/// Ubuntu install GNU Go as `/usr/games/gnugo`, and `/usr/games` is not on a user's `PATH`
-/// in every shell (never for root).
-pub const FALLBACK_DIRS: [&str; 2] = ["/usr/games", "/usr/local/games"];
 
 /// Arguments of `tengen regress` (parsed by clap in `main.rs`).
 #[derive(clap::Args, Debug, Clone)]
@@ -133,7 +126,7 @@ pub enum RegressError {
         path: String,
         line: usize,
         command: String,
-        failure: EngineFailure,
+        failure: Failure,
     },
     #[error("no engine command given")]
     NoEngine,
@@ -327,7 +320,8 @@ fn test_number(line: &str) -> Option<i32> {
     first.parse().ok()
 }
 
-/// A parsed GTP response.
+/// A GTP response as gogui-regress reads it: the client's [`Response`] for the status
+/// and the id, its own reading of the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reply {
     /// `=` (true) or `?` (false).
@@ -335,7 +329,7 @@ pub struct Reply {
     /// The id echoed right after `=`/`?`, if any (checked only under `--strict`).
     pub id: Option<i64>,
     /// As gogui-regress sees it: the first line after its first space, then the other
-    /// lines, trimmed.
+    /// lines, trimmed (so `=2x y` gives `y`, where [`Response`] gives `x y`).
     pub text: String,
 }
 
@@ -343,15 +337,8 @@ impl Reply {
     /// Parse the lines of one response (without the terminating empty line); `None` unless
     /// the first line starts with `=` or `?`.
     pub fn parse(lines: &[String]) -> Option<Reply> {
-        let first = lines.first()?;
-        let success = match first.as_bytes().first()? {
-            b'=' => true,
-            b'?' => false,
-            _ => return None,
-        };
-        let after = &first[1..];
-        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        let id = after[..digits].parse().ok();
+        let Response { ok, id, .. } = Response::parse(lines)?;
+        let first = &lines[0];
         let mut text = match first.find(' ') {
             Some(pos) => first[pos + 1..].to_string(),
             None => String::new(),
@@ -361,28 +348,10 @@ impl Reply {
             text.push_str(line);
         }
         Some(Reply {
-            success,
+            success: ok,
             id,
             text: java_trim(&text).to_string(),
         })
-    }
-}
-
-/// Why an exchange with the engine did not produce a reply.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EngineFailure {
-    /// End of output, a broken pipe, or a read error.
-    Died(String),
-    /// No complete reply within the timeout.
-    Timeout(Duration),
-}
-
-impl fmt::Display for EngineFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EngineFailure::Died(why) => write!(f, "engine died ({why})"),
-            EngineFailure::Timeout(t) => write!(f, "no reply within {} s", t.as_secs_f64()),
-        }
     }
 }
 
@@ -390,163 +359,12 @@ impl fmt::Display for EngineFailure {
 pub trait GtpChannel {
     /// Send one line (no newline in it) and return the lines of the reply, from its `=`/`?`
     /// line up to (without) the terminating empty line.
-    fn exchange(&mut self, line: &str, timeout: Duration) -> Result<Vec<String>, EngineFailure>;
+    fn exchange(&mut self, line: &str, timeout: Duration) -> Result<Vec<String>, Failure>;
 }
 
-/// Where the engine program is: `program` itself when it has a `/`, else the first
-/// executable of that name on `PATH`, then in [`FALLBACK_DIRS`]; `program` unchanged when
-/// none is found (the spawn error then names it).
-pub fn resolve_program(program: &str) -> PathBuf {
-    if program.contains('/') {
-        return PathBuf::from(program);
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(FALLBACK_DIRS.iter().map(PathBuf::from))
-        .map(|dir| dir.join(program))
-        .find(|candidate| is_executable(candidate))
-        .unwrap_or_else(|| PathBuf::from(program))
-}
-
-fn is_executable(path: &Path) -> bool {
-    let Ok(meta) = fs::metadata(path) else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        meta.is_file() && meta.permissions().mode() & 0o111 != 0
-    }
-    #[cfg(not(unix))]
-    {
-        meta.is_file()
-    }
-}
-
-/// An engine child process with a reader thread, so replies can be awaited with a timeout.
-pub struct ProcessEngine {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<io::Result<String>>,
-}
-
-impl ProcessEngine {
-    /// Start `engine[0]` (see [`resolve_program`]) with the other elements as arguments, in
-    /// `cwd`.
-    pub fn spawn(engine: &[String], cwd: &Path, stderr: bool) -> Result<Self, RegressError> {
-        let (program, args) = engine.split_first().ok_or(RegressError::NoEngine)?;
-        let mut child = Command::new(resolve_program(program))
-            .args(args)
-            .current_dir(cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(if stderr {
-                Stdio::inherit()
-            } else {
-                Stdio::null()
-            })
-            .spawn()
-            .map_err(|source| RegressError::Spawn {
-                program: program.clone(),
-                source,
-            })?;
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take();
-        let (sender, lines) = mpsc::channel();
-        if let Some(stdout) = stdout {
-            thread::spawn(move || {
-                let mut reader = BufReader::new(stdout);
-                loop {
-                    let mut buf = Vec::new();
-                    match reader.read_until(b'\n', &mut buf) {
-                        Ok(0) => break,
-                        Ok(_) => {
-                            let text = String::from_utf8_lossy(&buf);
-                            let text = text.trim_end_matches('\n');
-                            let text = text.strip_suffix('\r').unwrap_or(text).to_string();
-                            if sender.send(Ok(text)).is_err() {
-                                break;
-                            }
-                        }
-                        Err(e) => {
-                            let _ = sender.send(Err(e));
-                            break;
-                        }
-                    }
-                }
-            });
-        }
-        Ok(ProcessEngine {
-            child,
-            stdin,
-            lines,
-        })
-    }
-
-    /// Send `quit`, close stdin and wait briefly for the exit; kill the process if it lingers.
-    /// An engine already gone (a test sent `quit`) is fine.
-    pub fn finish(mut self, timeout: Duration) {
-        let _ = self.exchange("quit", timeout.min(Duration::from_secs(5)));
-        self.stdin = None;
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            thread::sleep(Duration::from_millis(10));
-        }
-        self.kill();
-    }
-
-    /// Kill the process (a hung or misbehaving engine).
-    pub fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl GtpChannel for ProcessEngine {
-    fn exchange(&mut self, line: &str, timeout: Duration) -> Result<Vec<String>, EngineFailure> {
-        let stdin = self
-            .stdin
-            .as_mut()
-            .ok_or_else(|| EngineFailure::Died("stdin closed".into()))?;
-        stdin
-            .write_all(format!("{line}\n").as_bytes())
-            .and_then(|()| stdin.flush())
-            .map_err(|e| EngineFailure::Died(format!("write failed: {e}")))?;
-        let deadline = Instant::now() + timeout;
-        let mut reply = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(Ok(text)) => {
-                    if reply.is_empty() {
-                        // Lines before the reply that do not start it are skipped.
-                        if text.starts_with(['=', '?']) {
-                            reply.push(text);
-                        }
-                    } else if text.is_empty() {
-                        return Ok(reply);
-                    } else {
-                        reply.push(text);
-                    }
-                }
-                Ok(Err(e)) => return Err(EngineFailure::Died(format!("read failed: {e}"))),
-                Err(RecvTimeoutError::Timeout) => return Err(EngineFailure::Timeout(timeout)),
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(EngineFailure::Died("end of output".into()))
-                }
-            }
-        }
-    }
-}
-
-impl Drop for ProcessEngine {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            self.kill();
-        }
+impl GtpChannel for Client {
+    fn exchange(&mut self, line: &str, timeout: Duration) -> Result<Vec<String>, Failure> {
+        Client::exchange(self, line, timeout)
     }
 }
 
@@ -733,7 +551,7 @@ pub fn run_tests(
         };
         let Some(reply) = Reply::parse(&lines) else {
             let why = format!("malformed reply {:?}", lines.join("\\n"));
-            return (summary, Err(engine_error(EngineFailure::Died(why))));
+            return (summary, Err(engine_error(Failure::Died(why))));
         };
         let Some(test_id) = entry.test_id() else {
             continue;
@@ -845,9 +663,20 @@ pub fn run_files(
             String::new()
         };
         let file = parse_test_file(text);
-        let mut process = match ProcessEngine::spawn(engine, &cwd, opts.engine_stderr) {
+        let Some(program) = engine.first() else {
+            return fail(run, RegressError::NoEngine);
+        };
+        let stderr = if opts.engine_stderr {
+            Stderr::Inherit
+        } else {
+            Stderr::Discard
+        };
+        let mut process = match Client::spawn(engine, &cwd, stderr) {
             Ok(process) => process,
-            Err(e) => return fail(run, e),
+            Err(source) => {
+                let program = program.clone();
+                return fail(run, RegressError::Spawn { program, source });
+            }
         };
         let (summary, result) = run_tests(&name, &prefix, &file, &mut process, opts, out);
         run.total.add(&summary);
@@ -926,10 +755,10 @@ mod tests {
     }
 
     /// In-process fake engine: answers from a function of the command.
-    struct Fake<F: FnMut(&str) -> Result<String, EngineFailure>>(F);
+    struct Fake<F: FnMut(&str) -> Result<String, Failure>>(F);
 
-    impl<F: FnMut(&str) -> Result<String, EngineFailure>> GtpChannel for Fake<F> {
-        fn exchange(&mut self, line: &str, _: Duration) -> Result<Vec<String>, EngineFailure> {
+    impl<F: FnMut(&str) -> Result<String, Failure>> GtpChannel for Fake<F> {
+        fn exchange(&mut self, line: &str, _: Duration) -> Result<Vec<String>, Failure> {
             let (id, command) = match test_number(line) {
                 Some(id) => (id.to_string(), line.split_once(' ').unwrap().1.trim()),
                 None => (String::new(), line),
@@ -941,14 +770,14 @@ mod tests {
         }
     }
 
-    fn fake_gtp(command: &str) -> Result<String, EngineFailure> {
+    fn fake_gtp(command: &str) -> Result<String, Failure> {
         Ok(match command {
             "name" => "= Fake".into(),
             "play b D4" => "= ".into(),
             "play w D4" => "? illegal move".into(),
             "showboard" => "= \n A B\n2 . .\n1 . .".into(),
-            "die" => return Err(EngineFailure::Died("end of output".into())),
-            "hang" => return Err(EngineFailure::Timeout(Duration::from_secs(1))),
+            "die" => return Err(Failure::Died("end of output".into())),
+            "hang" => return Err(Failure::Timeout(Duration::from_secs(1))),
             _ => "? unknown command".into(),
         })
     }
@@ -1196,21 +1025,6 @@ mod tests {
         assert_eq!(run.exit_code(), 1);
         run.error = Some(RegressError::NoEngine);
         assert_eq!(run.exit_code(), 2);
-    }
-
-    #[test]
-    fn program_resolution_falls_back_to_games_folders() {
-        assert_eq!(resolve_program("./x"), PathBuf::from("./x"));
-        assert_eq!(resolve_program("/a/b"), PathBuf::from("/a/b"));
-        assert_eq!(
-            resolve_program("no-such-engine-xyz"),
-            PathBuf::from("no-such-engine-xyz")
-        );
-        if Path::new("/usr/games/gnugo").exists() {
-            let found = resolve_program("gnugo");
-            assert!(found.ends_with("gnugo") && found.is_absolute(), "{found:?}");
-        }
-        assert!(resolve_program("sh").is_absolute());
     }
 
     #[test]

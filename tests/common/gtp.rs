@@ -1,10 +1,12 @@
 //! A Tengen process driven over real pipes, for the tests that need timing or streamed
 //! responses.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+use tengen::gtp::client::{Client, Response, Stderr};
 
 /// A Tengen process with `args` and all three standard streams piped.
 fn spawn(args: &[&str]) -> Child {
@@ -34,81 +36,53 @@ pub fn run_once(args: &[&str], input: &str) -> (String, String) {
     )
 }
 
+/// A Tengen process with stderr captured, driven through the one GTP client
+/// ([`tengen::gtp::client::Client`]): the tests' own asserting helpers on top of it.
 pub struct Gtp {
-    child: Child,
-    stdin: ChildStdin,
-    pub lines: Receiver<String>,
-    stderr: Receiver<String>,
+    client: Client,
 }
 
 impl Gtp {
     pub fn start(args: &[&str]) -> Gtp {
-        let mut child = spawn(args);
-        let stdin = child.stdin.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        let out = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for l in BufReader::new(out).lines() {
-                let Ok(l) = l else { break };
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
-        let (etx, stderr) = mpsc::channel();
-        let mut err = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            let mut s = String::new();
-            let _ = err.read_to_string(&mut s);
-            let _ = etx.send(s);
-        });
-        Gtp {
-            child,
-            stdin,
-            lines,
-            stderr,
-        }
+        let command: Vec<String> = std::iter::once(env!("CARGO_BIN_EXE_tengen"))
+            .chain(args.iter().copied())
+            .map(String::from)
+            .collect();
+        let client =
+            Client::spawn(&command, Path::new("."), Stderr::Capture).expect("start tengen");
+        Gtp { client }
     }
 
     pub fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
+        self.client.send_line(line).unwrap();
+    }
+
+    /// The next raw output line, within `timeout`.
+    pub fn line(&mut self, timeout: Duration) -> String {
+        self.client.next_line(timeout).expect("an output line")
     }
 
     /// The next response's text (after `= `), and how long it took to come.
     pub fn answer(&mut self) -> (String, Duration) {
         let t0 = Instant::now();
-        let first = self
-            .lines
-            .recv_timeout(Duration::from_secs(60))
-            .expect("a response");
-        let mut text = first.clone();
-        loop {
-            let l = self.lines.recv_timeout(Duration::from_secs(5)).unwrap();
-            if l.is_empty() {
-                break;
-            }
-            text.push('\n');
-            text.push_str(&l);
-        }
-        assert!(text.starts_with('='), "failure: {text}");
-        (text[1..].trim().to_string(), t0.elapsed())
+        let r = self.response();
+        assert!(r.ok, "failure: ?{}", r.text);
+        (r.text, t0.elapsed())
     }
 
     /// The next response, which must be a failure: its text (after `? `).
     pub fn answer_failure(&mut self) -> String {
-        let first = self
-            .lines
-            .recv_timeout(Duration::from_secs(60))
+        let r = self.response();
+        assert!(!r.ok, "success: ={}", r.text);
+        r.text
+    }
+
+    fn response(&mut self) -> Response {
+        let lines = self
+            .client
+            .read_response(Duration::from_secs(60))
             .expect("a response");
-        while !self
-            .lines
-            .recv_timeout(Duration::from_secs(5))
-            .unwrap()
-            .is_empty()
-        {}
-        assert!(first.starts_with('?'), "success: {first}");
-        first[1..].trim().to_string()
+        Response::parse(&lines).expect("a response line")
     }
 
     pub fn ask(&mut self, line: &str) -> (String, Duration) {
@@ -116,12 +90,11 @@ impl Gtp {
         self.answer()
     }
 
+    /// Says `quit`, waits for the exit: everything the engine wrote on stderr.
     pub fn finish(mut self) -> String {
         self.send("quit");
         let _ = self.answer();
-        let _ = self.child.wait();
-        self.stderr
-            .recv_timeout(Duration::from_secs(10))
-            .unwrap_or_default()
+        self.client.wait_or_kill(Duration::from_secs(10));
+        self.client.stderr_text(Duration::from_secs(10))
     }
 }

@@ -5,7 +5,6 @@
 //! A front end beside `gtp`: it speaks GTP to child processes and uses `game`, `record`,
 //! `sgf` and (to count a disputed game) `engine`.
 
-pub mod client;
 pub mod clock;
 pub mod stats;
 
@@ -24,12 +23,12 @@ use clap::Args;
 use crate::board::{Color, Move};
 use crate::engine::{Engine, Settings};
 use crate::game::Game;
+use crate::gtp::client::{self, Client, Failure, Stderr};
 use crate::gtp::{color_name, GtpMove};
 use crate::record::{move_text, record_of};
 use crate::rules::Rules;
 use crate::sgf;
 
-use client::{Failure, GtpClient};
 use clock::{Clock, TimeSystem};
 
 /// Options of `tengen match`.
@@ -303,7 +302,7 @@ type Opening = (String, Vec<(Color, Move)>);
 
 /// A started engine and what it said of itself.
 struct Player {
-    client: GtpClient,
+    client: Client,
     kgs_time: bool,
 }
 
@@ -312,7 +311,18 @@ struct Seats {
     players: [Option<Player>; 2],
     /// What each engine last said its name was (kept after it is stopped).
     names: [String; 2],
-    referee: Option<GtpClient>,
+    referee: Option<Client>,
+}
+
+impl Setup {
+    /// What becomes of the engines' stderr.
+    fn stderr(&self) -> Stderr {
+        if self.args.engine_stderr {
+            Stderr::Inherit
+        } else {
+            Stderr::Discard
+        }
+    }
 }
 
 /// An engine failed the game for `side`.
@@ -330,10 +340,10 @@ fn loss(side: Side, reason: Reason, note: impl Into<String>) -> Loss {
     }
 }
 
-fn failure_reason(f: Failure) -> Reason {
+fn failure_reason(f: &Failure) -> Reason {
     match f {
-        Failure::Died => Reason::Crash,
-        Failure::Timeout => Reason::Timeout,
+        Failure::Died(_) => Reason::Crash,
+        Failure::Timeout(_) => Reason::Timeout,
     }
 }
 
@@ -372,13 +382,17 @@ impl Seats {
         let slot = &mut self.players[side.index()];
         if slot.is_none() {
             let timeout = Duration::from_secs_f64(setup.args.timeout);
-            let mut client = GtpClient::spawn(Self::command(setup, side), setup.args.engine_stderr)
+            let mut client = Client::spawn_command_line(Self::command(setup, side), setup.stderr())
                 .map_err(|e| loss(side, Reason::Crash, e))?;
-            let ask = |c: &mut GtpClient, cmd: &str| -> Result<Option<String>, Loss> {
-                match c.send(cmd, timeout) {
+            let ask = |c: &mut Client, cmd: &str| -> Result<Option<String>, Loss> {
+                match c.ask(cmd, timeout) {
                     Ok(a) if a.ok => Ok(Some(a.text)),
                     Ok(_) => Ok(None),
-                    Err(f) => Err(loss(side, failure_reason(f), format!("no answer to {cmd}"))),
+                    Err(f) => Err(loss(
+                        side,
+                        failure_reason(&f),
+                        format!("no answer to {cmd}"),
+                    )),
                 }
             };
             let name = ask(&mut client, "name")?.unwrap_or_else(|| "?".into());
@@ -403,34 +417,36 @@ impl Seats {
         timeout: Duration,
     ) -> Result<Result<String, String>, Loss> {
         let p = self.player(setup, side)?;
-        match p.client.send(cmd, timeout) {
+        match p.client.ask(cmd, timeout) {
             Ok(a) if a.ok => Ok(Ok(a.text)),
             Ok(a) => Ok(Err(a.text)),
             Err(f) => {
+                // Its state is unknown now: dropping it kills it.
                 self.players[side.index()] = None;
                 Err(loss(
                     side,
-                    failure_reason(f),
-                    format!("{} to '{cmd}'", failure_text(f)),
+                    failure_reason(&f),
+                    format!("{} to '{cmd}'", failure_text(&f)),
                 ))
             }
         }
     }
 
     fn close(self) {
+        // A failed engine was dropped (killed) already; the others are asked to quit.
         for p in self.players.into_iter().flatten() {
-            p.client.close();
+            p.client.finish(Duration::from_secs(2));
         }
         if let Some(r) = self.referee {
-            r.close();
+            r.finish(Duration::from_secs(2));
         }
     }
 }
 
-fn failure_text(f: Failure) -> &'static str {
+fn failure_text(f: &Failure) -> &'static str {
     match f {
-        Failure::Died => "died",
-        Failure::Timeout => "no answer",
+        Failure::Died(_) => "died",
+        Failure::Timeout(_) => "no answer",
     }
 }
 
@@ -700,24 +716,40 @@ fn referee_count(
     game: &Game,
     timeout: Duration,
 ) -> Option<String> {
-    if seats.referee.as_ref().is_some_and(|r| r.broken) {
-        seats.referee = None;
-    }
     if seats.referee.is_none() {
-        seats.referee = GtpClient::spawn(cmd, setup.args.engine_stderr).ok();
+        seats.referee = Client::spawn_command_line(cmd, setup.stderr()).ok();
     }
     let r = seats.referee.as_mut()?;
-    let accepted =
-        |r: &mut GtpClient, c: &str| r.send(c, timeout).ok().filter(|a| a.ok).map(|_| ());
-    accepted(r, &format!("boardsize {}", game.size()))?;
-    accepted(r, "clear_board")?;
-    // A referee may refuse `komi` (it then counts with its own): only silence fails.
-    r.send(&format!("komi {}", game.komi()), timeout).ok()?;
-    for &(c, m) in game.moves() {
-        accepted(r, &format!("play {} {}", color_name(c), move_text(m)))?;
+    match referee_exchange(r, game, timeout) {
+        Ok(text) => text,
+        Err(_) => {
+            // No answer: its state is unknown, so the next count starts a fresh one.
+            seats.referee = None;
+            None
+        }
     }
-    let a = r.send("final_score", timeout).ok()?;
-    (a.ok && score_winner(&a.text).is_some()).then(|| a.text.trim().to_string())
+}
+
+/// Feeds the referee the game and asks its count: `Ok(None)` when it refuses a command or
+/// names no winner.
+fn referee_exchange(
+    r: &mut Client,
+    game: &Game,
+    timeout: Duration,
+) -> Result<Option<String>, Failure> {
+    let mut accepted = |c: &str| -> Result<bool, Failure> { Ok(r.ask(c, timeout)?.ok) };
+    if !accepted(&format!("boardsize {}", game.size()))? || !accepted("clear_board")? {
+        return Ok(None);
+    }
+    // A referee may refuse `komi` (it then counts with its own): only silence fails.
+    accepted(&format!("komi {}", game.komi()))?;
+    for &(c, m) in game.moves() {
+        if !accepted(&format!("play {} {}", color_name(c), move_text(m)))? {
+            return Ok(None);
+        }
+    }
+    let a = r.ask("final_score", timeout)?;
+    Ok((a.ok && score_winner(&a.text).is_some()).then(|| a.text.trim().to_string()))
 }
 
 /// Today's date as YYYY-MM-DD (UTC), for SGF `DT`.
