@@ -1,9 +1,10 @@
 //! The `tengen` command: GTP on stdin/stdout by default; the subcommands are the tools
 //! (`tengen::tools`): `bench` measures playouts and searches; `regress` runs GTP
-//! regression files; `match` plays two GTP engines against each other; `selfplay` shows
-//! one game of Tengen against itself; `review` analyses a game record; `train-patterns`
-//! fits the move model. Each subcommand takes only the options it honours; the engine
-//! options of GTP mode are refused before a subcommand.
+//! regression files; `match` plays two GTP engines against each other (`match-merge`
+//! sums the folders of a match played in shards); `selfplay` shows one game of Tengen
+//! against itself; `review` analyses a game record; `train-patterns` fits the move model.
+//! Each subcommand takes only the options it honours; the engine options of GTP mode are
+//! refused before a subcommand.
 
 use std::io::IsTerminal;
 
@@ -45,6 +46,10 @@ enum Sub {
     /// is `games=N a_wins=... winrate=... ci95=LO-HI elo=... illegal=... time_losses=...
     /// crashes=...`.
     Match(Box<tools::matches::MatchArgs>),
+    /// The summary of several `tengen match` folders of one match (the shards of
+    /// --shard K/N, say), as `tengen match` prints it, its last line the machine-readable
+    /// one.
+    MatchMerge(tools::matches::MergeArgs),
     /// One game of Tengen against itself (GTP mode's options for play): the board and
     /// each move's time on stderr, the result and the SGF at the end.
     Selfplay(Box<tools::selfplay::SelfplayArgs>),
@@ -128,6 +133,11 @@ fn main() -> anyhow::Result<()> {
         Some(Sub::Match(args)) => {
             // The summary, its last line the machine-readable one.
             let (_, text) = tools::matches::run(*args)?;
+            print!("{text}");
+            Ok(())
+        }
+        Some(Sub::MatchMerge(args)) => {
+            let (_, text) = tools::matches::merge(&args)?;
             print!("{text}");
             Ok(())
         }

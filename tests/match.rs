@@ -328,3 +328,90 @@ fn rerun_resumes() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("another match"));
 }
+
+/// `--shard K/N` plays the games numbered K modulo N, with the whole match's colours; the
+/// shards' folders merged (`tengen match-merge`) give the unsharded match's summary.
+#[test]
+fn shards_merge_into_the_whole_match() {
+    let Some(f) = fake() else { return };
+    // Both pass at once and agree that Black won: the result depends on the colours alone.
+    let a = format!("{f} --name FakeA --pass-after 1 --score B+5");
+    let b = format!("{f} --name FakeB --pass-after 1 --score B+5");
+    let games = ["--games", "5"];
+    let whole = run_match(&out_dir("shard-whole"), &a, &b, &games);
+    let s0 = run_match(
+        &out_dir("shard-0"),
+        &a,
+        &b,
+        &[&games[..], &["--shard", "0/2"]].concat(),
+    );
+    let s1 = run_match(
+        &out_dir("shard-1"),
+        &a,
+        &b,
+        &[&games[..], &["--shard", "1/2"]].concat(),
+    );
+    assert_eq!(s0.col("game"), ["0", "2", "4"]);
+    assert_eq!(s0.col("black"), ["A", "A", "A"]);
+    assert_eq!(s1.col("game"), ["1", "3"]);
+    assert_eq!(s1.col("black"), ["B", "B"]);
+    assert_eq!(whole.col("black"), ["A", "B", "A", "B", "A"]);
+    assert_eq!(whole.col("winner"), ["A", "B", "A", "B", "A"]);
+    assert!(
+        s1.last_line.starts_with("games=2 a_wins=0 "),
+        "{}",
+        s1.last_line
+    );
+
+    let merge = |dirs: &[&Path]| {
+        Command::new(TENGEN)
+            .arg("match-merge")
+            .args(dirs)
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("run tengen match-merge")
+    };
+    let out = merge(&[&s1.dir, &s0.dir]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().last(), Some(whole.last_line.as_str()));
+    assert!(
+        whole.last_line.starts_with("games=5 a_wins=3 "),
+        "{}",
+        whole.last_line
+    );
+    // The whole summary but for the move times, line by line.
+    let timeless = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.contains("move time"))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(timeless(&text), timeless(&whole.stdout));
+
+    // A game in two folders, or folders of two matches, are refused.
+    assert!(!merge(&[&s0.dir, &whole.dir]).status.success());
+    let other = run_match(
+        &out_dir("shard-other"),
+        &a,
+        &b,
+        &["--games", "1", "--grace", "2"],
+    );
+    assert!(!merge(&[&s1.dir, &other.dir]).status.success());
+    // A shard out of range is refused before anything runs.
+    let bad = Command::new(TENGEN)
+        .args([
+            "match",
+            "--a",
+            &a,
+            "--b",
+            &b,
+            "--out",
+            "/nonexistent/x",
+            "--shard",
+            "2/2",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}

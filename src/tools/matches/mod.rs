@@ -99,6 +99,45 @@ pub struct MatchArgs {
     /// folder resumes: finished games are kept.
     #[arg(long)]
     pub out: PathBuf,
+    /// Play only shard K of N (K counted from 0, below N): the games numbered K, K+N,
+    /// K+2N, ... of the --games, with the game numbers and colours of the whole match, to
+    /// spread one match over machines (each with its own --out); `tengen match-merge`
+    /// sums their folders.
+    #[arg(long, value_name = "K/N", value_parser = Shard::parse)]
+    pub shard: Option<Shard>,
+}
+
+/// A share of a match's games: those whose number is `index` modulo `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// `K/N` with `0 <= K < N`.
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("'{s}' is not K/N (shard K of N, K from 0)"))?;
+        let count = crate::cli::number_in(n, 1usize, 1_000_000)?;
+        let index = crate::cli::number_in(k, 0usize, count - 1)?;
+        Ok(Shard { index, count })
+    }
+
+    /// Whether game number `game` is in this shard.
+    pub fn has(&self, game: usize) -> bool {
+        game % self.count == self.index
+    }
+}
+
+/// Options of `tengen match-merge`.
+#[derive(Args, Debug, Clone)]
+pub struct MergeArgs {
+    /// Output folders of `tengen match` runs of one match (its shards, say), each with its
+    /// match.txt and results.tsv.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
 }
 
 /// Engine A or B.
@@ -869,7 +908,11 @@ fn load_openings(dir: &Path, size: usize) -> anyhow::Result<Vec<Opening>> {
 
 /// The match identity written to `match.txt`: a resumed run must agree on every line.
 fn identity(args: &MatchArgs, time: Option<TimeSystem>, max_moves: usize) -> String {
-    format!(
+    let shard = args.shard.map_or(String::new(), |s| {
+        format!("shard={}/{}\n", s.index, s.count)
+    });
+    shard
+        + &format!(
         "a={}\nb={}\nsize={}\nkomi={}\nrules={}\ntime={}\ngrace={}\nmax_moves={}\nopenings={}\n",
         args.a,
         args.b,
@@ -986,7 +1029,7 @@ impl Summary {
         )
     }
 
-    pub fn text(&self, args: &MatchArgs) -> String {
+    pub fn text(&self, title: &Title) -> String {
         let (lo, hi) = stats::wilson(self.a_score(), self.games, stats::Z95);
         let e = |p: f64| stats::elo_text(stats::elo(p));
         let mean = |t: &MoveTimes| {
@@ -997,12 +1040,12 @@ impl Summary {
             }
         };
         let mut s = String::new();
-        let _ = writeln!(s, "A: {} [{}]", self.names[0], args.a);
-        let _ = writeln!(s, "B: {} [{}]", self.names[1], args.b);
+        let _ = writeln!(s, "A: {} [{}]", self.names[0], title.a);
+        let _ = writeln!(s, "B: {} [{}]", self.names[1], title.b);
         let _ = writeln!(
             s,
             "{}x{} komi {}, {} games: A won {}, B won {}, draws {}",
-            args.size, args.size, args.komi, self.games, self.a_wins, self.b_wins, self.draws
+            title.size, title.size, title.komi, self.games, self.a_wins, self.b_wins, self.draws
         );
         let _ = writeln!(
             s,
@@ -1045,6 +1088,100 @@ impl Summary {
         );
         s
     }
+}
+
+/// What the first lines of a summary name: the two engines' commands, the board and the
+/// komi (as `match.txt` writes them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Title {
+    pub a: String,
+    pub b: String,
+    pub size: String,
+    pub komi: String,
+}
+
+impl Title {
+    fn of(args: &MatchArgs) -> Title {
+        Title {
+            a: args.a.clone(),
+            b: args.b.clone(),
+            size: args.size.to_string(),
+            komi: args.komi.to_string(),
+        }
+    }
+
+    /// From the text of a `match.txt`.
+    fn from_identity(id: &str) -> Option<Title> {
+        let field = |key: &str| {
+            id.lines()
+                .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+                .map(str::to_string)
+        };
+        Some(Title {
+            a: field("a")?,
+            b: field("b")?,
+            size: field("size")?,
+            komi: field("komi")?,
+        })
+    }
+}
+
+/// The finished games in a match folder's `results.tsv` (well-formed rows only).
+fn read_results(dir: &Path) -> anyhow::Result<Vec<GameResult>> {
+    let path = dir.join("results.tsv");
+    let text = fs::read_to_string(&path).with_context(|| format!("{}", path.display()))?;
+    Ok(text
+        .lines()
+        .skip(1)
+        .filter_map(GameResult::from_tsv)
+        .collect())
+}
+
+/// `tengen match-merge`: the summary of the games of several folders of one match (the
+/// shards of `--shard`, or runs that each played some of its games), as `tengen match`
+/// prints it, its last line the machine-readable one. The folders' `match.txt` must agree
+/// but for the shard, and no game may be in two folders.
+pub fn merge(args: &MergeArgs) -> anyhow::Result<(Summary, String)> {
+    let mut identity: Option<(String, &Path)> = None;
+    let mut games: BTreeMap<usize, (GameResult, &Path)> = BTreeMap::new();
+    for dir in &args.dirs {
+        let id_path = dir.join("match.txt");
+        let id = fs::read_to_string(&id_path)
+            .with_context(|| format!("{} (not a tengen match folder?)", id_path.display()))?;
+        let id: String = id
+            .lines()
+            .filter(|l| !l.starts_with("shard="))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        match &identity {
+            Some((first, first_dir)) if *first != id => bail!(
+                "{} and {} hold different matches (their match.txt differ)",
+                first_dir.display(),
+                dir.display()
+            ),
+            Some(_) => {}
+            None => identity = Some((id, dir)),
+        }
+        let results = read_results(dir)?;
+        eprintln!("{}: {} games", dir.display(), results.len());
+        for r in results {
+            if let Some((_, other)) = games.get(&r.game) {
+                bail!(
+                    "game {} is in both {} and {}",
+                    r.game,
+                    other.display(),
+                    dir.display()
+                );
+            }
+            games.insert(r.game, (r, dir));
+        }
+    }
+    let (id, _) = identity.expect("clap requires a folder");
+    let title = Title::from_identity(&id).context("match.txt lacks a=, b=, size= or komi=")?;
+    let results: Vec<GameResult> = games.into_values().map(|(r, _)| r).collect();
+    let summary = Summary::of(&results);
+    let text = summary.text(&title) + &summary.machine_line() + "\n";
+    Ok((summary, text))
 }
 
 /// Runs (or resumes) the match; returns the summary of all finished games and its text
@@ -1100,7 +1237,10 @@ pub fn run(args: MatchArgs) -> anyhow::Result<(Summary, String)> {
         }
         fs::write(&tsv_path, text)?;
     }
-    let pending: Vec<usize> = (0..args.games).filter(|g| !done.contains_key(g)).collect();
+    let mine = |g: usize| g < args.games && args.shard.is_none_or(|s| s.has(g));
+    let pending: Vec<usize> = (0..args.games)
+        .filter(|&g| mine(g) && !done.contains_key(&g))
+        .collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if args.parallel * args.engine_threads > cores {
         eprintln!(
@@ -1108,7 +1248,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<(Summary, String)> {
             args.parallel, args.engine_threads
         );
     }
-    let in_range = |r: &&GameResult| r.game < args.games;
+    let in_range = |r: &&GameResult| mine(r.game);
     let mut finished: Vec<GameResult> = done.values().filter(in_range).cloned().collect();
     if !done.is_empty() {
         eprintln!(
@@ -1117,7 +1257,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<(Summary, String)> {
             pending.len()
         );
     }
-    let bar = indicatif::ProgressBar::new(args.games as u64);
+    let bar = indicatif::ProgressBar::new((0..args.games).filter(|&g| mine(g)).count() as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
             "{bar:30} {pos}/{len} {msg} [{elapsed_precise}<{eta_precise}]",
@@ -1194,7 +1334,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<(Summary, String)> {
     bar.finish_and_clear();
     finished.sort_by_key(|r| r.game);
     let summary = Summary::of(&finished);
-    let text = summary.text(&args) + &summary.machine_line() + "\n";
+    let text = summary.text(&Title::of(&args)) + &summary.machine_line() + "\n";
     fs::write(args.out.join("summary.txt"), &text)?;
     Ok((summary, text))
 }
