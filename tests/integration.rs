@@ -9,6 +9,7 @@ mod common;
 
 mod analysis;
 mod board_diff;
+mod cli_options;
 mod counting;
 mod fuzz_corpus;
 mod game_end;

@@ -1,0 +1,315 @@
+//! No option accepted and ignored (issue 26): every subcommand's `--help` is read, and
+//! every option it lists must be in [`HONOURED`], the list of options known to be wired,
+//! each with where it takes effect; an option added without a line here fails. A few
+//! behavioural checks follow: bench reports what it was given, GTP mode's options before a
+//! subcommand are refused, options of the other bench mode are refused, `-v` goes
+//! anywhere.
+
+use std::collections::BTreeSet;
+use std::process::{Command, Output};
+
+const TENGEN: &str = env!("CARGO_BIN_EXE_tengen");
+
+/// (subcommand, "" for GTP mode; long option; where it takes effect).
+const HONOURED: &[(&str, &str, &str)] = &[
+    // GTP mode: cli::EngineArgs -> Settings -> Engine.
+    ("", "rules", "the game's rules"),
+    ("", "komi", "the game's komi"),
+    ("", "status-playouts", "final_score / final_status_list"),
+    ("", "player", "Engine's move generator"),
+    ("", "playouts", "each genmove's budget"),
+    ("", "move-time", "each genmove's budget without a clock"),
+    ("", "resign", "genmove's resignation"),
+    ("", "lag-margin", "each genmove's budget"),
+    ("", "seed", "SearchConfig::seed"),
+    ("", "threads", "SearchConfig::threads"),
+    ("", "max-memory", "SearchConfig::max_memory"),
+    ("", "ponder", "Executor::idle"),
+    ("", "lizzie", "the version answer"),
+    ("", "live-gfx", "genmove's gogui-gfx lines"),
+    // bench: tools/bench.rs (the search options refused without --search, --seconds with it).
+    ("bench", "size", "one line per size"),
+    ("bench", "threads", "playout threads, or the search's"),
+    ("bench", "seed", "playout RNGs, or SearchConfig::seed"),
+    ("bench", "seconds", "bare playouts' duration"),
+    ("bench", "search", "the mode"),
+    ("bench", "playouts", "Limits::playouts of the search"),
+    ("bench", "max-memory", "SearchConfig::max_memory"),
+    // regress: tools/regress.rs.
+    ("regress", "timeout", "Options::timeout"),
+    ("regress", "cwd", "Options::cwd"),
+    ("regress", "engine-stderr", "the client's Stderr"),
+    ("regress", "strict", "judge's strict rules"),
+    // match: tools/matches/.
+    ("match", "a", "engine A"),
+    ("match", "b", "engine B"),
+    ("match", "games", "the games played"),
+    ("match", "size", "boardsize"),
+    ("match", "komi", "komi and the count"),
+    ("match", "rules", "the runner's Game"),
+    ("match", "time-per-move", "time_settings and the clock"),
+    ("match", "time", "time settings and the clock"),
+    ("match", "grace", "the clock's flag"),
+    ("match", "openings", "the opening moves"),
+    ("match", "referee", "disputed counts"),
+    ("match", "max-moves", "the move limit"),
+    ("match", "parallel", "the worker threads"),
+    ("match", "engine-threads", "the oversubscription warning"),
+    ("match", "timeout", "every exchange's deadline"),
+    ("match", "a-genmove", "A's move command"),
+    ("match", "b-genmove", "B's move command"),
+    ("match", "engine-stderr", "the client's Stderr"),
+    ("match", "out", "the output folder"),
+    ("match", "shard", "the games played"),
+    // selfplay: tools/selfplay.rs, cli::PlayArgs -> Engine.
+    ("selfplay", "size", "the board"),
+    ("selfplay", "max-moves", "the move limit"),
+    ("selfplay", "sgf", "where the record goes"),
+    ("selfplay", "quiet", "no board diagrams"),
+    ("selfplay", "rules", "the game's rules"),
+    ("selfplay", "komi", "the game's komi"),
+    ("selfplay", "status-playouts", "final_score"),
+    ("selfplay", "player", "Engine's move generator"),
+    ("selfplay", "playouts", "each genmove's budget"),
+    ("selfplay", "move-time", "each genmove's budget"),
+    ("selfplay", "resign", "genmove's resignation"),
+    ("selfplay", "lag-margin", "each genmove's budget"),
+    ("selfplay", "seed", "SearchConfig::seed"),
+    ("selfplay", "threads", "SearchConfig::threads"),
+    ("selfplay", "max-memory", "SearchConfig::max_memory"),
+    // review: tools/review.rs, cli::SearchArgs -> Search (the record's KM is kept).
+    ("review", "visits", "each position's Limits"),
+    ("review", "time-per-move", "each position's Limits"),
+    ("review", "out", "the reviewed record"),
+    ("review", "plot", "the SVG graph"),
+    ("review", "threshold", "which moves are mistakes"),
+    ("review", "top", "mistakes listed"),
+    ("review", "rules", "the record's game"),
+    ("review", "seed", "SearchConfig::seed"),
+    ("review", "threads", "SearchConfig::threads"),
+    ("review", "max-memory", "SearchConfig::max_memory"),
+    // train-patterns: tools/train.rs.
+    ("train-patterns", "out", "the weights file"),
+    ("train-patterns", "hold-out-every", "the held-out games"),
+    ("train-patterns", "min-count", "the patterns kept"),
+    ("train-patterns", "rounds", "MM rounds"),
+    ("train-patterns", "size", "the games read"),
+    ("train-patterns", "prior-games", "the MM prior"),
+    ("train-patterns", "threads", "worker threads"),
+];
+
+/// The search's constants (cli::TuningArgs -> SearchConfig), taken by GTP mode, selfplay,
+/// review and bench (with --search).
+const TUNING: &[&str] = &[
+    "policy",
+    "expand-visits",
+    "rave-equiv",
+    "score-bonus",
+    "explore",
+    "prior-learned",
+    "prior-power",
+    "prior-even",
+    "prior-tactics",
+    "playout-self-atari",
+];
+
+const SUBCOMMANDS: &[&str] = &[
+    "bench",
+    "regress",
+    "match",
+    "match-merge",
+    "selfplay",
+    "review",
+    "train-patterns",
+];
+
+/// Options every command has: the log level (global: `tengen::log`), help and version.
+const EVERYWHERE: &[&str] = &["verbose", "help", "version"];
+
+fn tengen(args: &[&str]) -> Output {
+    Command::new(TENGEN)
+        .args(args)
+        .output()
+        .expect("run tengen")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The long options a `--help` text lists.
+fn listed_options(help: &str) -> BTreeSet<String> {
+    help.lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let l = match l.strip_prefix('-') {
+                Some(rest) if !rest.starts_with('-') => rest.split_once(", ")?.1,
+                _ => l,
+            };
+            let name = l.strip_prefix("--")?;
+            let end = name
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                .unwrap_or(name.len());
+            Some(name[..end].to_string())
+        })
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+#[test]
+fn every_option_listed_is_honoured() {
+    let top = stdout(&tengen(&["--help"]));
+    let commands: BTreeSet<&str> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert_eq!(
+        commands,
+        SUBCOMMANDS.iter().copied().collect(),
+        "a subcommand without a line in this test"
+    );
+    let tuned = ["", "bench", "selfplay", "review"];
+    for sub in std::iter::once("").chain(SUBCOMMANDS.iter().copied()) {
+        let help = if sub.is_empty() {
+            top.clone()
+        } else {
+            stdout(&tengen(&[sub, "--help"]))
+        };
+        let listed = listed_options(&help);
+        let mut known: BTreeSet<String> = HONOURED
+            .iter()
+            .filter(|(s, _, _)| *s == sub)
+            .map(|(_, o, _)| o.to_string())
+            .collect();
+        if tuned.contains(&sub) {
+            known.extend(TUNING.iter().map(|o| o.to_string()));
+        }
+        let listed: BTreeSet<String> = listed
+            .into_iter()
+            .filter(|o| !EVERYWHERE.contains(&o.as_str()))
+            .collect();
+        let unknown: Vec<&String> = listed.difference(&known).collect();
+        assert!(
+            unknown.is_empty(),
+            "`tengen {sub} --help` lists {unknown:?}, not known to be honoured: wire it and add it to HONOURED, or do not accept it"
+        );
+        let stale: Vec<&String> = known.difference(&listed).collect();
+        assert!(stale.is_empty(), "`tengen {sub}` no longer takes {stale:?}");
+        assert!(help.contains("--verbose"), "{sub}: -v goes anywhere");
+    }
+}
+
+#[test]
+fn bench_reports_what_it_was_given() {
+    let out = tengen(&[
+        "bench",
+        "--search",
+        "--playouts",
+        "100",
+        "--size",
+        "9",
+        "--threads",
+        "1",
+    ]);
+    assert!(out.status.success());
+    let line = stdout(&out);
+    assert!(
+        line.contains("mode=search size=9 threads=1 playouts=100 "),
+        "{line}"
+    );
+    let nodes = |extra: &[&str]| -> String {
+        let mut args = vec!["bench", "--search", "--playouts", "300", "--size", "9"];
+        args.extend_from_slice(extra);
+        let text = stdout(&tengen(&args));
+        let at = text.find("nodes=").expect("nodes=");
+        text[at..].split_whitespace().next().unwrap().to_string()
+    };
+    // The search's constants reach the search: the hand-written priors expand otherwise.
+    assert_ne!(nodes(&[]), nodes(&["--prior-learned", "0"]));
+    let out = tengen(&[
+        "bench",
+        "--size",
+        "9",
+        "--seconds",
+        "0.05",
+        "--threads",
+        "2",
+    ]);
+    assert!(
+        stdout(&out).starts_with("size=9 threads=2 "),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn options_that_would_be_ignored_are_refused() {
+    for args in [
+        &["--threads", "2", "bench"][..],
+        &["--prior-learned", "0", "bench", "--search", "--size", "9"],
+        &["--komi", "6.5", "selfplay"],
+        &["--seed", "3", "review", "x.sgf"],
+        &[
+            "--ponder",
+            "match",
+            "--a",
+            "x",
+            "--b",
+            "y",
+            "--out",
+            "/nonexistent",
+        ],
+        &["bench", "--playouts", "100"],
+        &["bench", "--prior-learned", "0"],
+        &["bench", "--search", "--seconds", "1"],
+        &["review", "x.sgf", "--komi", "6.5"],
+        &["review", "x.sgf", "--playouts", "100"],
+        &["review", "x.sgf", "--ponder"],
+        &["selfplay", "--ponder"],
+        &["selfplay", "--lizzie"],
+        &["selfplay", "--live-gfx"],
+    ] {
+        let out = tengen(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?} accepted");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn verbose_goes_before_or_after_a_subcommand() {
+    for args in [
+        &["-v", "0", "bench", "--size", "5", "--seconds", "0.01"][..],
+        &["bench", "--size", "5", "--seconds", "0.01", "-v", "0"],
+        &["bench", "-v", "2", "--size", "5", "--seconds", "0.01"],
+    ] {
+        assert!(tengen(args).status.success(), "{args:?}");
+    }
+}
+
+#[test]
+fn selfplay_honours_its_game_options() {
+    let out = tengen(&[
+        "selfplay",
+        "--size",
+        "5",
+        "--komi",
+        "3.5",
+        "--rules",
+        "tromp-taylor",
+        "--playouts",
+        "30",
+        "--threads",
+        "1",
+        "--max-moves",
+        "2",
+        "--quiet",
+    ]);
+    assert!(out.status.success());
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains("5x5, komi 3.5, tromp-taylor rules"), "{log}");
+    assert!(stdout(&out).contains("KM[3.5]"), "{}", stdout(&out));
+}
