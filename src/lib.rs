@@ -2,8 +2,9 @@
 //!
 //! Layers, dependencies pointing one way:
 //! `board` <- `rules`/`game`/`score` <- {`playout`, `policy`} <- `search` <- `engine` <- `gtp` <- `main`;
-//! `sgf`/`record` (game records and text forms) sit beside `game`. The tools (`tools/`: match,
-//! regress, selfplay, review, train, the fuzz targets) use the library, which never uses them. ARCHITECTURE.md says which file owns what.
+//! `sgf`/`record` (game records and text forms) sit beside `game`. The tools (`tools/`:
+//! bench, match, regress, selfplay, review, train, the fuzz targets) use the library, which
+//! never uses them. ARCHITECTURE.md says which file owns what.
 //!
 //! ```
 //! use tengen::{Game, Move, Rules, Color, IllegalMove};

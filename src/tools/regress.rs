@@ -65,7 +65,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 #[derive(clap::Args, Debug, Clone)]
 #[command(
     after_help = "Verdicts and exit status (0 ok, 1 some test FAILED, 2 error) follow \
-gogui-regress 1.6.0; see src/regress.rs. Example:\n  \
+gogui-regress 1.6.0; see src/tools/regress.rs. Example:\n  \
 tengen regress --strict gtp-tests/*.tst\n  \
 tengen regress my.tst -- gnugo --mode gtp   (found in /usr/games when not on PATH)"
 )]
