@@ -250,8 +250,8 @@ impl Client {
     /// Sends one command and returns its parsed response.
     pub fn ask(&mut self, command: &str, timeout: Duration) -> Result<Response, Failure> {
         let lines = self.exchange(command, timeout)?;
-        // `read_response` starts a response only at a `=` or `?` line.
-        Ok(Response::parse(&lines).expect("a response starts with = or ?"))
+        // `read_response` starts a response only at a `=` or `?` line, so this always parses.
+        Response::parse(&lines).ok_or_else(|| Failure::Died("malformed response".into()))
     }
 
     /// Sends `quit` (if the engine still listens), closes its stdin and waits briefly for

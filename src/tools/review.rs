@@ -25,7 +25,8 @@ pub struct ReviewArgs {
     /// when it has none) and board size.
     pub file: PathBuf,
     /// Playouts for each position (the default effort: 1,000).
-    #[arg(long, conflicts_with = "time_per_move")]
+    #[arg(long, conflicts_with = "time_per_move",
+          value_parser = |s: &str| crate::cli::number_in(s, 1u64, 1_000_000_000_000))]
     pub visits: Option<u64>,
     /// Seconds for each position instead of a playout count.
     #[arg(long, value_parser = crate::cli::parse_move_time)]
