@@ -137,9 +137,11 @@ fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// The long options a `--help` text lists.
+/// The long options a `--help` text lists: clap indents an option by 2 (with a short
+/// form) or 6 spaces, a description on its own line by 10.
 fn listed_options(help: &str) -> BTreeSet<String> {
     help.lines()
+        .filter(|l| l.len() - l.trim_start().len() <= 6)
         .filter_map(|l| {
             let l = l.trim_start();
             let l = match l.strip_prefix('-') {
