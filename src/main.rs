@@ -5,7 +5,7 @@
 
 use std::io::IsTerminal;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use tengen::cli::EngineArgs;
 use tengen::Rules;
 
@@ -18,9 +18,8 @@ use tengen::Rules;
 struct Cli {
     #[command(flatten)]
     engine: EngineArgs,
-    /// Log verbosity on stderr: 0 quiet, 1 refusals and problems, 2 also GTP traffic and
-    /// a line per search, 3 also each search's budget and top candidates.
-    #[arg(long, short, default_value_t = 1)]
+    /// Log on stderr: 0 quiet, 1 problems, 2 traffic, 3 search details
+    #[arg(long, short, default_value_t = 1, value_name = "LEVEL")]
     verbose: u8,
     #[command(subcommand)]
     command: Option<Sub>,
@@ -68,7 +67,10 @@ enum Sub {
 }
 
 fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    let matches = Cli::command()
+        .after_help(tengen::cli::knobs_help())
+        .get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     tengen::log::set_level(cli.verbose);
     match cli.command {
         Some(Sub::Bench {
