@@ -2,7 +2,8 @@
 //!
 //! Layers, dependencies pointing one way:
 //! `board` <- `rules`/`game`/`score` <- {`playout`, `policy`} <- `search` <- `engine` <- `gtp` <- `main`;
-//! `sgf`/`record` (game records and text forms) sit beside `game`. The tools (`matches`,
+//! `sgf`/`record` (game records) and `notation` (the text forms of moves, colours and the
+//! board) sit beside `game`. The tools (`matches`,
 //! `regress`, `selfplay`, `review`, `fuzzing`, and the training in `policy`) use the library,
 //! which never uses them. ARCHITECTURE.md says which file owns what.
 //!
@@ -37,6 +38,7 @@ pub mod gtp;
 pub mod limits;
 pub mod log;
 pub mod matches;
+pub mod notation;
 pub mod playout;
 pub mod policy;
 pub mod record;
