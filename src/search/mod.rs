@@ -19,10 +19,10 @@
 //! - Ownership: every simulation's final owner of each point is summed in per-worker
 //!   arrays, merged when the workers are done ([`Analysis::ownership`]); the engine judges
 //!   dead stones from it.
-
 //!
 //! Files: [`run`] owns the threads, the limits and the tree between searches; `walk`
-//! one simulation (descend, evaluate the leaf by a playout, back up); [`analysis`] the
+//! one simulation (descend, evaluate the leaf by a playout, back up); `shared` what the
+//! workers of one search share (tree, root, counters, sums); [`analysis`] the
 //! one value a search gives; [`select`] the selection formula; [`tree`] the arena;
 //! [`prior`] what a new node's children start with.
 
@@ -30,6 +30,7 @@ pub mod analysis;
 pub mod prior;
 pub mod run;
 pub mod select;
+mod shared;
 pub mod tree;
 mod walk;
 

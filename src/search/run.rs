@@ -2,13 +2,14 @@
 //! it), the worker threads, the limits and the stop signal, live reports, and the sums
 //! (scores, ownership) the workers hand back.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
 use std::time::{Duration, Instant};
 
-use crate::board::{Board, Color, Move, Point, NUM_CELLS};
+use crate::board::{Color, Move, NUM_CELLS};
 use crate::game::Game;
 
 use super::analysis::{analyse, Analysis};
+use super::shared::{Live, ScoreSums, Shared};
 use super::tree::{Tree, ROOT};
 use super::walk::{add_ownership, allowed, simulate, Worker};
 use super::{prior, Limits, SearchConfig};
@@ -294,117 +295,10 @@ impl Search {
     }
 }
 
-pub(super) struct Shared<'a> {
-    pub(super) tree: &'a Tree,
-    pub(super) config: &'a SearchConfig,
-    pub(super) root_board: &'a Board,
-    pub(super) root_color: Color,
-    pub(super) root_passes: u8,
-    pub(super) root_last: Option<Point>,
-    /// The last three moves before the root, latest first.
-    pub(super) root_history: [Option<Move>; 3],
-    pub(super) komi: f64,
-    /// Whether a two-pass end is counted with every stone alive (else played out).
-    pub(super) exact_end: bool,
-    pub(super) playouts: AtomicU64,
-    pub(super) done: AtomicBool,
-    /// The most visited root child (its node id + 1; 0: none yet) as last seen by
-    /// [`should_stop`], and when it last changed (microseconds into the search).
-    pub(super) best: AtomicU64,
-    pub(super) best_changed_us: AtomicU64,
-    /// Final scores of this search's simulations.
-    pub(super) scores: ScoreSums,
-    /// Ownership summed as the search goes, for live reports (only when reporting).
-    pub(super) live: Option<Live>,
-}
-
 /// Where live analysis goes: every `interval`, the analysis so far.
 pub struct Reporter<'a> {
     pub interval: Duration,
     pub sink: &'a mut dyn FnMut(&Analysis),
-}
-
-/// Count, sum and sum of squares of final scores (Black's margin in half points).
-#[derive(Default)]
-pub(super) struct ScoreSums {
-    n: AtomicU64,
-    sum: AtomicI64,
-    sum_sq: AtomicU64,
-}
-
-impl ScoreSums {
-    /// Adds `n` scores with this sum and sum of squares.
-    fn add(&self, n: u64, sum: i64, sum_sq: u64) {
-        self.n.fetch_add(n, Relaxed);
-        self.sum.fetch_add(sum, Relaxed);
-        self.sum_sq.fetch_add(sum_sq, Relaxed);
-    }
-
-    /// The standard deviation in points.
-    fn stdev(&self) -> f64 {
-        let n = self.n.load(Relaxed);
-        if n < 2 {
-            return 0.0;
-        }
-        let mean = self.sum.load(Relaxed) as f64 / n as f64;
-        let var = self.sum_sq.load(Relaxed) as f64 / n as f64 - mean * mean;
-        var.max(0.0).sqrt() / 2.0
-    }
-}
-
-/// Ownership summed across workers while the search runs: per point the sum of owners
-/// (+1 Black, -1 White) and how often anybody owned it, over `sims` simulations.
-pub(super) struct Live {
-    own: Vec<AtomicI32>,
-    owned: Vec<AtomicU32>,
-    sims: AtomicU64,
-}
-
-impl Live {
-    fn new() -> Live {
-        Live {
-            own: (0..NUM_CELLS).map(|_| AtomicI32::new(0)).collect(),
-            owned: (0..NUM_CELLS).map(|_| AtomicU32::new(0)).collect(),
-            sims: AtomicU64::new(0),
-        }
-    }
-
-    /// Adds a worker's pending sums and clears them.
-    fn flush(&self, own: &mut [i32], owned: &mut [u32], sims: &mut u64) {
-        for (i, v) in own.iter_mut().enumerate() {
-            if *v != 0 {
-                self.own[i].fetch_add(*v, Relaxed);
-                *v = 0;
-            }
-        }
-        for (i, v) in owned.iter_mut().enumerate() {
-            if *v != 0 {
-                self.owned[i].fetch_add(*v, Relaxed);
-                *v = 0;
-            }
-        }
-        self.sims.fetch_add(std::mem::take(sims), Relaxed);
-    }
-
-    fn scale(&self) -> f32 {
-        1.0 / self.sims.load(Relaxed).max(1) as f32
-    }
-
-    fn ownership(&self) -> Vec<f32> {
-        let k = self.scale();
-        self.own
-            .iter()
-            .map(|v| v.load(Relaxed) as f32 * k)
-            .collect()
-    }
-
-    fn owned(&self) -> Vec<f32> {
-        let k = self.scale();
-        self.owned
-            .iter()
-            .map(|v| v.load(Relaxed) as f32 * k)
-            .collect()
-    }
 }
 
 /// The analysis of a search still running.

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use crate::board::{Board, Color, Move, Point, NUM_CELLS};
 use crate::playout::{self, Light, Moggy, PlayoutRng};
 
-use super::run::Shared;
+use super::shared::Shared;
 use super::tree::{NodeId, ROOT};
 use super::{prior, select, PolicyKind, SearchConfig};
 
