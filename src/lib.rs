@@ -34,6 +34,7 @@ pub mod engine;
 pub mod fuzzing;
 pub mod game;
 pub mod gtp;
+pub mod handicap;
 pub mod limits;
 pub mod log;
 pub mod matches;

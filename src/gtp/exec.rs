@@ -7,7 +7,7 @@ use super::error::GtpError;
 use super::parse::{GtpMove, Vertex};
 use super::serve::{Context, Executor, Reply};
 use crate::board::{Board, Move, Point, NUM_CELLS};
-use crate::engine::{self, Clock, Engine, Genmove, TimeControl};
+use crate::engine::{Clock, Engine, Genmove, TimeControl};
 use crate::game::SetupError;
 use crate::record::{diagram, game_from_record, record_of};
 use crate::search::Reporter;
@@ -263,12 +263,12 @@ impl Executor for Engine {
                 Ok(Reply::empty())
             }
             Command::FixedHandicap(n) => {
-                let pts = engine::fixed_handicap_points(size, n as usize)
+                let pts = crate::handicap::fixed_handicap_points(size, n as usize)
                     .ok_or(GtpError::InvalidNumberOfStones)?;
                 self.place_handicap(&pts)
             }
             Command::PlaceFreeHandicap(n) => {
-                let pts = engine::free_handicap_points(size, n as usize)
+                let pts = crate::handicap::free_handicap_points(size, n as usize)
                     .ok_or(GtpError::InvalidNumberOfStones)?;
                 self.place_handicap(&pts)
             }
