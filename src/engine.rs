@@ -6,13 +6,13 @@ use std::time::Duration;
 
 mod game_end;
 
-use crate::board::{Board, Color, Move, Point, NUM_CELLS};
+use crate::status;
+
+use crate::board::{Color, Move, Point};
 use crate::game::Game;
-use crate::playout::{self, PlayoutRng};
+use crate::playout::PlayoutRng;
 use crate::rules::Rules;
-use crate::search::{
-    Analysis, Limits, PolicyKind, Reporter, Search, SearchConfig, HAND_PRIOR_EXPAND_VISITS,
-};
+use crate::search::{Analysis, Limits, Reporter, Search, SearchConfig};
 
 /// What the move generator answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -256,11 +256,10 @@ pub struct Engine {
     /// The position (its number of moves) after the last generated and played move: the
     /// one to ponder on, while the game has not moved on.
     ponder_at: Option<usize>,
-    /// The last complete dead-stone judgement and what it was made for, so that
-    /// `final_score` and the `final_status_list` calls after it agree.
-    status_cache: std::sync::Mutex<Option<(StatusKey, Judgement)>>,
+    /// The dead-stone judgement, with the last one kept.
+    judge: status::Judge,
     /// The last [`Engine::think`] and the position it was for.
-    think_cache: Option<(StatusKey, Analysis)>,
+    think_cache: Option<(status::PositionKey, Analysis)>,
 }
 
 impl Engine {
@@ -301,6 +300,18 @@ impl Engine {
     }
 }
 
+impl Engine {
+    /// The game as it stands.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The settings the engine was made with.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+}
+
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
@@ -330,7 +341,7 @@ impl Engine {
             low_winrate: [0; 2],
             streak_game: None,
             ponder_at: None,
-            status_cache: std::sync::Mutex::new(None),
+            judge: status::Judge::default(),
             think_cache: None,
         }
     }
@@ -582,7 +593,7 @@ impl Engine {
         cleanup: bool,
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Move {
-        let judge = || self.judge_dead(stop).dead;
+        let judge = || self.judge_dead(stop);
         let remove_dead = !cleanup && self.game.rules().remove_dead;
         let view = game_end::EndView::new(&self.game, color, a, &judge, remove_dead);
         game_end::decide(&view, mv)
@@ -726,156 +737,45 @@ impl Engine {
         m
     }
 
-    /// How often each point ends up Black's (positive) or White's (negative) in Moggy
-    /// playouts (which leave a seki alone) from the current position, in [-1, 1], indexed
-    /// by point index. Seeded from the settings and the position, so the same position
-    /// always gives the same answer.
-    pub fn ownership(&self, playouts: usize) -> Vec<f64> {
-        let board = self.game.board();
-        let mut own = vec![0i32; crate::board::NUM_CELLS];
-        let mut rng = PlayoutRng::seed_from_u64(self.settings.seed ^ board.hash());
-        let to_move = self.game.to_move();
-        let mut b = board.clone();
-        let mut policy = crate::playout::Moggy::default();
-        for _ in 0..playouts {
-            b.copy_from(board);
-            playout::playout(&mut b, to_move, &mut policy, &mut rng);
-            for p in b.points() {
-                own[p.index()] += playout::end_owner(&b, p);
-            }
-        }
-        own.into_iter()
-            .map(|v| v as f64 / playouts.max(1) as f64)
-            .collect()
-    }
-
-    /// The stones judged dead. Empty when the rules count every stone as alive.
+    /// The stones judged dead (sorted). Empty when the rules count every stone as
+    /// alive. See [`status::dead_stones`].
     pub fn dead_stones(&self) -> Vec<Point> {
         self.dead_stones_until(&|| false)
     }
 
     /// [`Engine::dead_stones`], cut short when `stop` answers true (an interrupt): the
     /// judgement from the playouts run so far.
-    ///
-    /// A short search from the position (the player to move, `status_playouts`
-    /// playouts, Moggy playouts, its own tree; play resumes as if the passes that ended
-    /// the game had not been made) gives every point's final ownership. Chains of one
-    /// colour that share a liberty form a group; a group is dead when its stones end up
-    /// the opponent's area on average beyond [`DEAD_THRESHOLD`]. Stones of a seki end up
-    /// nobody's (ownership near 0) and stay on the board; the count then gives their
-    /// shared liberties to nobody.
     pub fn dead_stones_until(&self, stop: &(dyn Fn() -> bool + Sync)) -> Vec<Point> {
-        self.judge(stop).dead
-    }
-
-    /// The dead stones and the ownership they were judged from (empty when the rules
-    /// count every stone as alive or the board is empty).
-    fn judge(&self, stop: &(dyn Fn() -> bool + Sync)) -> Judgement {
         if !self.game.rules().remove_dead {
-            return Judgement::default();
+            return Vec::new();
         }
         self.judge_dead(stop)
     }
 
-    /// [`Engine::judge`] whatever the rules do with dead stones.
-    fn judge_dead(&self, stop: &(dyn Fn() -> bool + Sync)) -> Judgement {
-        let board = self.game.board();
-        if board.stone_count(Color::Black) + board.stone_count(Color::White) == 0 {
-            return Judgement::default();
-        }
-        let key = self.status_key();
-        if let Ok(cache) = self.status_cache.lock() {
-            if let Some((k, j)) = cache.as_ref() {
-                if *k == key {
-                    return j.clone();
-                }
-            }
-        }
-        let stopped = std::sync::atomic::AtomicBool::new(false);
-        let watch = || {
-            let s = stop();
-            if s {
-                stopped.store(true, std::sync::atomic::Ordering::Relaxed);
-            }
-            s
-        };
-        let own = self.search_ownership(self.settings.status_playouts, &watch);
-        let mut dead = dead_from_ownership(board, &own, DEAD_THRESHOLD);
-        let killed = killed_by_sacrifice(board);
-        if !killed.is_empty() {
-            // The chains that kill keep their stones; the killed ones are dead.
-            let killers: Vec<Point> = killed.iter().flat_map(|k| k.1.iter().copied()).collect();
-            dead.retain(|p| !killers.contains(p));
-            dead.extend(killed.iter().flat_map(|k| k.0.iter().copied()));
-            dead.sort_unstable();
-            dead.dedup();
-        }
-        let dead = enclosed_dead(board, dead);
-        let judgement = Judgement { dead };
-        if !stopped.load(std::sync::atomic::Ordering::Relaxed) {
-            if let Ok(mut cache) = self.status_cache.lock() {
-                *cache = Some((key, judgement.clone()));
-            }
-        }
-        judgement
-    }
-
-    /// What the dead-stone judgement depends on: the position, the player to move, the
-    /// komi and the budget.
-    fn status_key(&self) -> StatusKey {
-        let g = &self.game;
-        (
-            g.board().hash(),
-            g.size(),
-            g.to_move(),
-            g.moves().len(),
-            g.komi().to_bits(),
+    /// The judged dead stones whatever the rules do with them.
+    fn judge_dead(&self, stop: &(dyn Fn() -> bool + Sync)) -> Vec<Point> {
+        self.judge.dead_stones(
+            &self.game,
+            &self.settings.search_config(),
             self.settings.status_playouts,
+            stop,
         )
     }
 
-    /// Final ownership of every point (+1 Black, -1 White, indexed by point index) from a
-    /// short search of `playouts` simulations with the player to move, in a tree of its
-    /// own (the game's kept tree is not touched), play resumed after any passes.
-    pub fn search_ownership(&self, playouts: usize, stop: &(dyn Fn() -> bool + Sync)) -> Vec<f32> {
-        let mut config = self.settings.search_config();
-        config.policy = PolicyKind::Moggy;
-        config.seki_moves = false;
-        // Sacrifices decide the status of a finished group (a nakade, a shared liberty
-        // filled to kill): no prior against self-ataris here.
-        config.priors.self_atari_one = 0;
-        config.priors.self_atari_many = 0;
-        // The learned model would count them against as the game records do: this
-        // search keeps the hand-written priors (and their expansion threshold).
-        config.priors.learned = 0;
-        config.expand_visits = HAND_PRIOR_EXPAND_VISITS;
-        config.max_memory = config.max_memory.min(STATUS_MEMORY);
-        let mut search = Search::new(config);
-        let limits = Limits {
-            playouts: Some(playouts.max(1) as u64),
-            time: None,
-            max_time: None,
-            early_stop: false,
-            stop,
-            root_filter: None,
-        };
-        // The search wins or loses by the change from the count as it stands (every stone
-        // alive): komi makes that count a draw. With the real komi a decided game gives
-        // one side nothing to play for, and its random moves wreck a seki; balanced, each
-        // side captures the other's dead stones and neither fills a seki's liberty.
-        let mut game = self.game.clone();
-        let as_is = crate::score::area_difference(game.board()) as f64;
-        game.set_komi(as_is - game.compensation());
-        let a = search.run_resumed(&game, game.to_move(), &limits);
-        if a.playouts == 0 {
-            // No search ran (nothing to choose between): the playouts' view.
-            return self
-                .ownership(playouts.min(1000))
-                .into_iter()
-                .map(|v| v as f32)
-                .collect();
-        }
-        a.ownership
+    /// Every chain with its status (dead, seki or alive), the dead stones judged as in
+    /// [`Engine::dead_stones_until`].
+    pub fn chain_statuses(
+        &self,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Vec<(status::Status, Vec<Point>)> {
+        let dead = self.dead_stones_until(stop);
+        status::chain_statuses(self.game.board(), &dead)
+    }
+
+    /// What the dead-stone judgement (and the kept analysis of [`Engine::think`]) depends
+    /// on: the position, the player to move, the komi and the budget.
+    fn status_key(&self) -> status::PositionKey {
+        status::position_key(&self.game, self.settings.status_playouts)
     }
 
     /// The count of the position as it stands, dead stones (as judged) removed.
@@ -887,8 +787,7 @@ impl Engine {
     /// area counting once the dead stones are off: an empty point that both colours
     /// reach counts to nobody, as the rules say.
     pub fn final_score_until(&self, stop: &(dyn Fn() -> bool + Sync)) -> crate::score::Score {
-        let j = self.judge(stop);
-        self.game.score(&j.dead)
+        self.game.score(&self.dead_stones_until(stop))
     }
 
     /// Sets both clocks' time system and forgets what `time_left` said.
@@ -897,20 +796,6 @@ impl Engine {
         self.clocks = [None; 2];
     }
 }
-
-/// A group is dead when its stones end up the opponent's this much on average (ownership
-/// in [-1, 1]: 0.4 means captured in about seven simulations out of ten). Tuned on
-/// `scripts/score_corpus.py`: 0.3 to 0.5 do about as well, 0.7 loses exact scores.
-const DEAD_THRESHOLD: f32 = 0.4;
-
-/// A dead-stone judgement: the dead stones, sorted.
-#[derive(Clone, Debug, Default)]
-struct Judgement {
-    dead: Vec<Point>,
-}
-
-/// Bound on the tree of the dead-stone search, in bytes.
-const STATUS_MEMORY: usize = 64 << 20;
 
 /// What a resign streak belongs to: the game's starting position, size and komi.
 type StreakKey = (Option<u64>, usize, u64);
@@ -921,151 +806,6 @@ fn streak_key(game: &Game) -> StreakKey {
         game.size(),
         game.komi().to_bits(),
     )
-}
-
-/// See [`Engine::status_key`].
-type StatusKey = (u64, usize, Color, usize, u64, usize);
-
-/// The stones of the groups whose mean ownership (from their own colour's side) is below
-/// `-threshold`, sorted. A group: chains of one colour joined when they share a liberty.
-pub fn dead_from_ownership(board: &Board, own: &[f32], threshold: f32) -> Vec<Point> {
-    // Union-find over chain heads.
-    let mut parent: Vec<usize> = (0..NUM_CELLS).collect();
-    fn find(parent: &mut [usize], mut i: usize) -> usize {
-        while parent[i] != i {
-            parent[i] = parent[parent[i]];
-            i = parent[i];
-        }
-        i
-    }
-    for p in board.points() {
-        if board.get(p).is_some() {
-            continue;
-        }
-        for c in [Color::Black, Color::White] {
-            let mut first: Option<usize> = None;
-            for n in p.neighbors() {
-                if board.get(n) != Some(c) {
-                    continue;
-                }
-                let Some(head) = board.chain_id(n) else {
-                    continue;
-                };
-                let h = find(&mut parent, head.index());
-                match first {
-                    None => first = Some(h),
-                    Some(f) if f != h => parent[h] = f,
-                    Some(_) => {}
-                }
-            }
-        }
-    }
-    let mut sum = vec![0f32; NUM_CELLS];
-    let mut count = vec![0u32; NUM_CELLS];
-    let mut group = vec![usize::MAX; NUM_CELLS];
-    for p in board.points() {
-        let Some(c) = board.get(p) else { continue };
-        let Some(head) = board.chain_id(p) else {
-            continue;
-        };
-        let g = find(&mut parent, head.index());
-        group[p.index()] = g;
-        let sign = if c == Color::Black { 1.0 } else { -1.0 };
-        sum[g] += own.get(p.index()).copied().unwrap_or(0.0) * sign;
-        count[g] += 1;
-    }
-    let mut dead: Vec<Point> = board
-        .points()
-        .filter(|p| {
-            let g = group[p.index()];
-            g != usize::MAX && sum[g] / (count[g].max(1) as f32) < -threshold
-        })
-        .collect();
-    dead.sort_unstable();
-    dead
-}
-
-/// Chains that a sacrifice kills, with the chain that kills them: a chain A whose only
-/// two liberties are exactly those of an opponent chain S next to them, no other stone
-/// touching either point. Neither side can fill one without being taken, which looks
-/// like a seki; but when S's owner fills one (S then in atari), A's owner must capture
-/// and gets S's points as its whole eye space, and if that space is a nakade shape
-/// (three points or fewer, or a square, T or corner-bent four) a play inside kills A.
-/// Playouts and the status search rarely find that sequence (the real games
-/// clock9-abs60 game 15, clock9s3-byo game 19, clock9s4-abs60 game 15), so it is read
-/// here exactly.
-pub fn killed_by_sacrifice(board: &Board) -> Vec<(Vec<Point>, Vec<Point>)> {
-    let mut out = Vec::new();
-    let mut seen = vec![false; NUM_CELLS];
-    for p in board.points() {
-        let Some(color) = board.get(p) else { continue };
-        if seen[p.index()] {
-            continue;
-        }
-        let chain = board.chain(p);
-        for s in &chain {
-            seen[s.index()] = true;
-        }
-        let libs = board.liberties(p);
-        if libs.len() != 2 {
-            continue;
-        }
-        let head = board.chain_id(p);
-        // Every stone next to the two liberties: this chain or one opponent chain.
-        let mut other: Option<Point> = None;
-        let mut clean = true;
-        for l in &libs {
-            for n in l.neighbors() {
-                match board.get(n) {
-                    Some(c) if c == color => clean &= board.chain_id(n) == head,
-                    Some(_) => {
-                        let id = board.chain_id(n);
-                        match other {
-                            None => other = id,
-                            Some(o) => clean &= id == Some(o),
-                        }
-                    }
-                    None => {}
-                }
-            }
-        }
-        let Some(s) = other else { continue };
-        if !clean || board.liberties(s) != libs {
-            continue;
-        }
-        let s_stones = board.chain(s);
-        let kills = libs.iter().any(|&fill| {
-            // S fills `fill` (touching S alone among its colour, as checked above).
-            let mut space = s_stones.clone();
-            space.push(fill);
-            board.nakade_shape(&space)
-        });
-        if kills {
-            out.push((chain, s_stones));
-        }
-    }
-    // Both small: whoever fills first wins, so neither is dead as the board stands.
-    let killers: Vec<Point> = out.iter().map(|k| k.1[0]).collect();
-    out.retain(|k| !k.0.iter().any(|p| killers.contains(p)));
-    out
-}
-
-/// Of the stones judged `dead`, those that stand inside the opponent's area: once they
-/// are taken off, their region reaches the opponent's stones only, and it is not most of
-/// the board. A group the playouts lose in open ground (a position far from finished)
-/// stays on the board.
-pub fn enclosed_dead(board: &Board, mut dead: Vec<Point>) -> Vec<Point> {
-    let (reach, size) = crate::score::regions(board, &dead);
-    let half = board.size() * board.size() / 2;
-    dead.retain(|&p| {
-        let opponent_bit = match board.get(p) {
-            Some(Color::Black) => 2,
-            _ => 1,
-        };
-        reach[p.index()] == opponent_bit && size[p.index()] <= half
-    });
-    dead.sort_unstable();
-    dead
 }
 
 #[cfg(test)]
@@ -1118,70 +858,5 @@ mod tests {
             stones: 3,
         });
         assert!(!bankable(&e), "byo-yomi period");
-    }
-
-    #[test]
-    fn saves_a_chain_in_atari_by_capturing_where_extending_fails() {
-        // From a 9x9 game against Pachi: White's C8 has put Black's C9 in
-        // atari. B9 leaves it in atari; E9 captures D9 and saves it. Black's G3 is in
-        // atari too, and G4 saves it.
-        let rows = [
-            "O.XO.....",
-            "O.OX.....",
-            ".XO......",
-            "OOOXXX...",
-            ".OOXO.X..",
-            "OXXOO....",
-            ".XO.OOXO.",
-            "XXOOXXOO.",
-            ".O.O.....",
-        ];
-        let b = Board::from_rows(&rows).unwrap();
-        assert_eq!(
-            game_end::atari_saves(&b, Color::Black, &|_| true),
-            vec![Point::from_coord(6, 3), Point::from_coord(4, 8)]
-        );
-        assert_eq!(game_end::atari_saves(&b, Color::Black, &|_| false), vec![]);
-    }
-
-    #[test]
-    fn only_stones_inside_the_opponents_area_are_dead() {
-        // A white stone at A1 inside Black's corner (A2, B2, B1): dead. A black stone in
-        // open ground at E5: stays, though judged dead.
-        let mut b = Board::new(9).unwrap();
-        let p = |c, r| Point::from_coord(c, r);
-        for q in [p(0, 1), p(1, 1), p(1, 0), p(4, 4)] {
-            b.place(Color::Black, q);
-        }
-        b.place(Color::White, p(0, 0));
-        b.place(Color::White, p(6, 6));
-        assert_eq!(enclosed_dead(&b, vec![p(0, 0), p(4, 4)]), vec![p(0, 0)]);
-    }
-
-    #[test]
-    fn groups_share_liberties_and_near_zero_ownership_stays_alive() {
-        // Two black chains (B1, C2) sharing the liberties C1 and B2: one group. A white
-        // stone at E5.
-        let mut b = Board::new(9).unwrap();
-        let (b1, c2, e5) = (
-            Point::from_coord(1, 0),
-            Point::from_coord(2, 1),
-            Point::from_coord(4, 4),
-        );
-        b.place(Color::Black, b1);
-        b.place(Color::Black, c2);
-        b.place(Color::White, e5);
-        let mut own = vec![0f32; NUM_CELLS];
-        // The group's mean is (-0.9 - 0.1) / 2 = -0.5: dead together, though C2 alone
-        // would not be.
-        own[b1.index()] = -0.9;
-        own[c2.index()] = -0.1;
-        // Near 0 (a seki, say): stays.
-        own[e5.index()] = 0.1;
-        assert_eq!(dead_from_ownership(&b, &own, 0.4), vec![b1, c2]);
-        own[e5.index()] = 0.9;
-        let mut want = vec![b1, c2, e5];
-        want.sort_unstable();
-        assert_eq!(dead_from_ownership(&b, &own, 0.4), want);
     }
 }

@@ -48,6 +48,7 @@ pub mod score;
 pub mod search;
 pub mod selfplay;
 pub mod sgf;
+pub mod status;
 
 pub use board::{Board, Cell, Color, IllegalMove, Move, Point, MAX_SIZE};
 pub use game::{Game, SetupError};

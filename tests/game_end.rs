@@ -282,7 +282,7 @@ fn a_group_left_a_bent_four_in_the_corner_is_dead() {
         (8, 3),
     ]);
     let game = common::position(&BENT_FOUR, Color::White, rules(7.5));
-    let killed = tengen::engine::killed_by_sacrifice(game.board());
+    let killed = tengen::status::killed_by_sacrifice(game.board());
     assert_eq!(killed.len(), 1, "{killed:?}");
     let mut got = killed[0].0.clone();
     got.sort_unstable();
@@ -312,7 +312,7 @@ fn a_true_seki_is_not_a_sacrifice() {
         ". X X X O . O . O",
     ];
     let game = common::position(&rows, Color::Black, rules(7.5));
-    assert!(tengen::engine::killed_by_sacrifice(game.board()).is_empty());
+    assert!(tengen::status::killed_by_sacrifice(game.board()).is_empty());
 }
 
 /// The points of (column, row) pairs, sorted as the dead-stone lists are.

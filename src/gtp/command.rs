@@ -18,13 +18,8 @@ use super::parse::{color, color_name, float, gtp_move, int, is_word_char, string
 use super::parse::{GtpMove, Vertex};
 use crate::board::Color;
 
-/// The status argument of `final_status_list`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Status {
-    Alive,
-    Dead,
-    Seki,
-}
+/// The status argument of `final_status_list`: the judgement's own [`Status`].
+pub use crate::status::Status;
 
 impl Status {
     /// The GTP spelling: `alive`, `dead` or `seki`.

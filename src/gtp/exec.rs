@@ -6,7 +6,7 @@ use super::command::{Command, GoguiShow, KgsTime, Status};
 use super::error::GtpError;
 use super::parse::{GtpMove, Vertex};
 use super::serve::{Context, Executor, Reply};
-use crate::board::{Board, Move, Point, NUM_CELLS};
+use crate::board::{Board, Move, Point};
 use crate::engine::{Clock, Engine, Genmove, TimeControl};
 use crate::game::SetupError;
 use crate::record::{diagram, game_from_record, record_of};
@@ -73,45 +73,15 @@ fn cpu_seconds() -> f64 {
     ticks / 100.0
 }
 
-/// Chains (one per line, vertices separated by spaces) whose status is `status`: dead as
-/// the engine judges them; seki when alive with no liberty in its own area and every
-/// liberty in a small region (at most two points) shared with the opponent, as the shared
-/// liberties of a seki are; alive otherwise (an unsettled chain counts as alive).
+/// Chains (one per line, vertices separated by spaces) whose status is `status`, as the
+/// engine judges them ([`crate::status::chain_statuses`]).
 fn status_list(engine: &Engine, status: Status, stop: &(dyn Fn() -> bool + Sync)) -> String {
-    let board = engine.game.board();
-    let dead = engine.dead_stones_until(stop);
-    let (owner, region_size) = crate::score::regions(board, &dead);
-    let mut lines = Vec::new();
-    let mut seen = vec![false; NUM_CELLS];
-    for p in board.points() {
-        if board.get(p).is_none() {
-            continue;
-        }
-        if seen[p.index()] {
-            continue;
-        }
-        let chain = board.chain(p);
-        for s in &chain {
-            seen[s.index()] = true;
-        }
-        let is_dead = dead.binary_search(&p).is_ok();
-        let libs = board.liberties(p);
-        let is_seki = !is_dead
-            && !libs.is_empty()
-            && libs
-                .iter()
-                .all(|l| owner[l.index()] == 3 && region_size[l.index()] <= 2);
-        let s = if is_dead {
-            Status::Dead
-        } else if is_seki {
-            Status::Seki
-        } else {
-            Status::Alive
-        };
-        if s == status {
-            lines.push(vertex_list(chain));
-        }
-    }
+    let lines: Vec<String> = engine
+        .chain_statuses(stop)
+        .into_iter()
+        .filter(|(s, _)| *s == status)
+        .map(|(_, chain)| vertex_list(chain))
+        .collect();
     lines.join("\n")
 }
 
