@@ -2,11 +2,10 @@
 //! and the clock. What GTP asks of a player lives here, in board terms (points, not
 //! vertices); no I/O and no text forms.
 
-use std::time::Duration;
-
 mod game_end;
 
 use crate::status;
+use crate::time::{self, Budget, Clock, Clocks, TimeSystem};
 
 use crate::board::{Color, Move, Point};
 use crate::game::Game;
@@ -20,68 +19,6 @@ pub enum Genmove {
     Place(Point),
     Pass,
     Resign,
-}
-
-/// The time system, as GTP `time_settings` and `kgs-time_settings` give it. Seconds.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
-pub enum TimeControl {
-    /// No limit.
-    #[default]
-    None,
-    /// Sudden death: `main` seconds for the whole game.
-    Absolute { main: f64 },
-    /// Japanese byo-yomi: main time, then `periods` periods of `period_time` a move.
-    Byoyomi {
-        main: f64,
-        period_time: f64,
-        periods: u32,
-    },
-    /// Canadian: main time, then `stones` moves in every `period_time`.
-    Canadian {
-        main: f64,
-        period_time: f64,
-        stones: u32,
-    },
-}
-
-impl TimeControl {
-    /// GTP `time_settings main byo_time byo_stones` (Canadian by nature): byo_time 0 is
-    /// absolute time; byo_time > 0 with 0 stones means no limit (GTP v2 §6.3.6).
-    pub fn from_gtp(main: f64, byo_time: f64, byo_stones: u32) -> TimeControl {
-        if byo_time > 0.0 && byo_stones == 0 {
-            TimeControl::None
-        } else if byo_time == 0.0 {
-            TimeControl::Absolute { main }
-        } else {
-            TimeControl::Canadian {
-                main,
-                period_time: byo_time,
-                stones: byo_stones,
-            }
-        }
-    }
-}
-
-/// Time left for one player, as the controller last told it (`time_left`).
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
-pub struct Clock {
-    /// Seconds left in the current period (main time or byo-yomi period).
-    pub seconds: f64,
-    /// 0 while in main time; otherwise stones (Canadian) or periods (byo-yomi) left.
-    pub stones: u32,
-}
-
-/// How long a move may take: the planned time, and the most when the choice is still
-/// open then.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Budget {
-    pub target: Duration,
-    pub max: Duration,
-    /// Whether time this move leaves unused is there for later moves (main time, a
-    /// Canadian period with stones still to play after this one): only then is it worth
-    /// stopping the search early when its choice is settled. In a byo-yomi period, a
-    /// Canadian period of one stone, or a fixed time a move, unused time is lost.
-    pub bankable: bool,
 }
 
 /// Which move generator plays.
@@ -244,8 +181,8 @@ impl Player for Search {
 pub struct Engine {
     pub game: Game,
     pub settings: Settings,
-    pub time_control: TimeControl,
-    pub clocks: [Option<Clock>; 2],
+    /// The time system and what `time_left` said.
+    clocks: Clocks,
     player: Box<dyn Player>,
     /// Consecutive own moves (per colour) with a win rate below the resign threshold.
     low_winrate: [u32; 2],
@@ -279,7 +216,7 @@ impl Engine {
             .map(|&(c, m)| format!("{}{}", letter(c), crate::record::move_text(m)))
             .collect();
         format!(
-            "size {}\nkomi {}\nrules {:?}\nhandicap {}\nsetup {}\nfirst_to_move {}\nto_move {}\nmoves {} last {}\ncaptures {} {}\nposition_hash {:016x}\nhistory_hash {:016x}\ntime_control {:?}\nclock_black {:?}\nclock_white {:?}",
+            "size {}\nkomi {}\nrules {:?}\nhandicap {}\nsetup {}\nfirst_to_move {}\nto_move {}\nmoves {} last {}\ncaptures {} {}\nposition_hash {:016x}\nhistory_hash {:016x}\ntime_control {}\nclock_black {:?}\nclock_white {:?}",
             g.size(),
             g.komi(),
             g.rules(),
@@ -293,9 +230,11 @@ impl Engine {
             g.board().captures(Color::White),
             hashes.last().copied().unwrap_or(0),
             history,
-            self.time_control,
-            self.clocks[Color::Black.index()],
-            self.clocks[Color::White.index()],
+            self.clocks
+                .system()
+                .map_or("None".to_string(), |t| format!("{t:?}")),
+            self.clocks.left(Color::Black),
+            self.clocks.left(Color::White),
         )
     }
 }
@@ -317,7 +256,7 @@ impl std::fmt::Debug for Engine {
         f.debug_struct("Engine")
             .field("game", &self.game)
             .field("settings", &self.settings)
-            .field("time_control", &self.time_control)
+            .field("clocks", &self.clocks)
             .finish_non_exhaustive()
     }
 }
@@ -335,8 +274,7 @@ impl Engine {
         Engine {
             game: Game::new(19, rules).expect("19 is a valid size"),
             settings,
-            time_control: TimeControl::None,
-            clocks: [None; 2],
+            clocks: Clocks::default(),
             player,
             low_winrate: [0; 2],
             streak_game: None,
@@ -479,98 +417,22 @@ impl Engine {
         }
     }
 
-    /// How long to think about the next move of `color`, from the time system and what
-    /// `time_left` said, less the lag margin. Without a time system: `--move-time`, or by
-    /// default 1 s on 9x9, 1.5 s on 13x13, 2 s on 19x19 (less the margin), never extended.
-    ///
-    /// Main time is shared over the moves this player may still make (two fifths of the
-    /// empty points, at least 15), weighted by the phase of the game: three quarters of
-    /// the share in the opening, a quarter more in the middle game. During main time a
-    /// byo-yomi period (or a Canadian period's share per stone) is added, since a move
-    /// that runs out of main time goes on in the period. In byo-yomi periods a move takes
-    /// nearly the whole period; in a Canadian period, the time left over the stones left.
-    /// The search may think up to [`Budget::max`] when the choice is still open.
-    pub fn move_budget(&self, color: Color) -> Budget {
+    /// How long to think about the next move of `color`: [`time::budget`] from the
+    /// clocks, the board and the settings (`--move-time`, `--lag-margin`).
+    fn move_budget(&self, color: Color) -> Budget {
         let size = self.game.size();
-        let default = if let Some(t) = self.settings.move_time {
-            t
-        } else if size <= 9 {
-            1.0
-        } else if size <= 13 {
-            1.5
-        } else {
-            2.0
-        };
-        let board = self.game.board();
-        let empties = board.num_empty() as f64;
-        let points = (size * size) as f64;
-        let moves_left = (empties / 2.5).max(15.0);
-        let filled = 1.0 - empties / points;
-        let phase = if filled < 0.1 {
-            0.75
-        } else if filled < 0.55 {
-            1.25
-        } else {
-            1.0
-        };
-        let clock = self.clocks[color.index()];
-        // (planned seconds, most seconds, whether unused time is kept), before the margin.
-        let (target, max, bankable) = match self.time_control {
-            TimeControl::None => (default, default, false),
-            TimeControl::Absolute { main } => {
-                let left = clock.map_or(main, |c| c.seconds);
-                let t = left / moves_left * phase;
-                (t, (2.5 * t).min(left / 8.0).max(t), true)
-            }
-            TimeControl::Canadian {
-                main,
-                period_time,
-                stones,
-            } => {
-                let per_stone = period_time / stones.max(1) as f64;
-                match clock {
-                    Some(c) if c.stones > 0 => {
-                        let t = c.seconds / c.stones as f64;
-                        // Extend only into what the remaining stones can spare.
-                        let spare = c.seconds - (c.stones as f64 - 1.0) * 0.8 * t;
-                        (t, spare.min(1.5 * t).max(t), c.stones > 1)
-                    }
-                    _ => {
-                        let left = clock.map_or(main, |c| c.seconds);
-                        let share = left / moves_left * phase;
-                        let t = share + per_stone;
-                        let max = (share * 2.5).min(left / 8.0).max(share) + per_stone;
-                        (t, max, left > 0.0 || stones > 1)
-                    }
-                }
-            }
-            TimeControl::Byoyomi {
-                main, period_time, ..
-            } => match clock {
-                Some(c) if c.stones > 0 => {
-                    let t = c.seconds.min(period_time);
-                    (t, t, false)
-                }
-                _ => {
-                    let left = clock.map_or(main, |c| c.seconds);
-                    let share = left / moves_left * phase;
-                    (
-                        share + period_time,
-                        (share * 2.5).min(left / 8.0).max(share) + period_time,
-                        left > 0.0,
-                    )
-                }
-            },
-        };
-        // At least 3% of the most time, whatever the lag margin: the search's own
-        // overrun (stopping the workers, the final judgement) is a few tens of ms.
-        let margin = self.settings.lag_margin.max(0.03 * max);
-        let cut = |s: f64| Duration::from_secs_f64((s - margin).max(0.05).min(s.max(0.05)));
-        Budget {
-            target: cut(target),
-            max: cut(max),
-            bankable,
-        }
+        let move_time = self
+            .settings
+            .move_time
+            .unwrap_or_else(|| time::default_move_time(size));
+        time::budget(
+            self.clocks.system(),
+            self.clocks.left(color),
+            size,
+            self.game.board().num_empty(),
+            move_time,
+            self.settings.lag_margin,
+        )
     }
 
     /// How the search's choice `mv` is adjusted at the end of the game (rules that remove
@@ -790,10 +652,15 @@ impl Engine {
         self.game.score(&self.dead_stones_until(stop))
     }
 
-    /// Sets both clocks' time system and forgets what `time_left` said.
-    pub fn set_time_control(&mut self, tc: TimeControl) {
-        self.time_control = tc;
-        self.clocks = [None; 2];
+    /// Sets both players' time system (`None`: no limit) and forgets what `time_left`
+    /// said.
+    pub fn set_time_system(&mut self, system: Option<TimeSystem>) {
+        self.clocks.set_system(system);
+    }
+
+    /// Records what `time_left` says of `color`'s clock.
+    pub fn set_time_left(&mut self, color: Color, clock: Clock) {
+        self.clocks.set_left(color, clock);
     }
 }
 
@@ -806,57 +673,4 @@ fn streak_key(game: &Game) -> StreakKey {
         game.size(),
         game.komi().to_bits(),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Early stop only where unused time is kept: main time, or a Canadian period with
-    /// stones still to play after this one.
-    #[test]
-    fn unused_time_is_bankable_only_where_the_clock_keeps_it() {
-        let mut e = Engine::new(Rules::chinese(), Settings::default());
-        let bankable = |e: &Engine| e.move_budget(Color::Black).bankable;
-        assert!(!bankable(&e), "no time settings");
-        // tengen match --time-per-move 1: Canadian, no main time, one stone a period.
-        e.set_time_control(TimeControl::from_gtp(0.0, 1.0, 1));
-        assert!(!bankable(&e));
-        e.clocks[Color::Black.index()] = Some(Clock {
-            seconds: 1.0,
-            stones: 1,
-        });
-        assert!(!bankable(&e));
-        let b = e.move_budget(Color::Black);
-        assert_eq!(
-            b.target,
-            Duration::from_secs_f64(0.8),
-            "1 s less the lag margin"
-        );
-        // A smaller lag margin gives more time, down to 3% of the move's time kept back.
-        let target = |e: &Engine| e.move_budget(Color::Black).target.as_secs_f64();
-        e.settings.lag_margin = 0.05;
-        assert!((target(&e) - 0.95).abs() < 1e-6);
-        e.settings.lag_margin = 0.0;
-        assert!((target(&e) - 0.97).abs() < 1e-6);
-        e.settings.lag_margin = 0.2;
-        e.set_time_control(TimeControl::from_gtp(0.0, 10.0, 5));
-        e.clocks[Color::Black.index()] = Some(Clock {
-            seconds: 10.0,
-            stones: 5,
-        });
-        assert!(bankable(&e), "Canadian period with stones to come");
-        e.set_time_control(TimeControl::from_gtp(60.0, 0.0, 0));
-        assert!(bankable(&e), "absolute time");
-        e.set_time_control(TimeControl::Byoyomi {
-            main: 0.0,
-            period_time: 5.0,
-            periods: 3,
-        });
-        e.clocks[Color::Black.index()] = Some(Clock {
-            seconds: 5.0,
-            stones: 3,
-        });
-        assert!(!bankable(&e), "byo-yomi period");
-    }
 }

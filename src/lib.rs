@@ -49,6 +49,7 @@ pub mod search;
 pub mod selfplay;
 pub mod sgf;
 pub mod status;
+pub mod time;
 
 pub use board::{Board, Cell, Color, IllegalMove, Move, Point, MAX_SIZE};
 pub use game::{Game, SetupError};

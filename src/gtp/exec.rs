@@ -2,16 +2,17 @@
 //! GTP vertices and board points and producing the reply texts. No stdin/stdout here
 //! (details of refusals go to stderr), so it is unit-testable.
 use super::analysis;
-use super::command::{Command, GoguiShow, KgsTime, Status};
+use super::command::{Command, GoguiShow, Status};
 use super::error::GtpError;
 use super::parse::{GtpMove, Vertex};
 use super::serve::{Context, Executor, Reply};
 use crate::board::{Board, Move, Point};
-use crate::engine::{Clock, Engine, Genmove, TimeControl};
+use crate::engine::{Engine, Genmove};
 use crate::game::SetupError;
 use crate::record::{diagram, game_from_record, record_of};
 use crate::search::Reporter;
 use crate::sgf;
+use crate::time::{Clock, TimeSystem};
 
 /// The engine's GTP name.
 pub const NAME: &str = "Tengen";
@@ -261,37 +262,15 @@ impl Executor for Engine {
                 byo_yomi_time,
                 byo_yomi_stones,
             } => {
-                self.set_time_control(TimeControl::from_gtp(
+                self.set_time_system(TimeSystem::from_gtp(
                     main_time as f64,
                     byo_yomi_time as f64,
                     byo_yomi_stones,
                 ));
                 Ok(Reply::empty())
             }
-            Command::KgsTimeSettings(k) => {
-                let tc = match k {
-                    KgsTime::None => TimeControl::None,
-                    KgsTime::Absolute { main } => TimeControl::Absolute { main: main as f64 },
-                    KgsTime::Byoyomi {
-                        main,
-                        period_time,
-                        periods,
-                    } => TimeControl::Byoyomi {
-                        main: main as f64,
-                        period_time: period_time as f64,
-                        periods,
-                    },
-                    KgsTime::Canadian {
-                        main,
-                        period_time,
-                        stones,
-                    } => TimeControl::Canadian {
-                        main: main as f64,
-                        period_time: period_time as f64,
-                        stones,
-                    },
-                };
-                self.set_time_control(tc);
+            Command::KgsTimeSettings(system) => {
+                self.set_time_system(system);
                 Ok(Reply::empty())
             }
             Command::TimeLeft {
@@ -299,10 +278,13 @@ impl Executor for Engine {
                 time,
                 stones,
             } => {
-                self.clocks[color.index()] = Some(Clock {
-                    seconds: time.max(0) as f64,
-                    stones,
-                });
+                self.set_time_left(
+                    color,
+                    Clock {
+                        seconds: time.max(0) as f64,
+                        stones,
+                    },
+                );
                 Ok(Reply::empty())
             }
             // Both stop judging dead stones on `# interrupt` and answer from the playouts

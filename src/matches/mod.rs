@@ -29,8 +29,9 @@ use crate::record::{move_text, record_of};
 use crate::rules::Rules;
 use crate::sgf;
 
+use crate::time::TimeSystem;
 use client::{Failure, GtpClient};
-use clock::{Clock, TimeSystem};
+use clock::Clock;
 
 /// Options of `tengen match`.
 #[derive(Args, Debug, Clone)]
@@ -756,7 +757,7 @@ fn game_sgf(
         ("GN".into(), format!("game {}", r.game)),
     ];
     if let Some(t) = setup.time {
-        rec.info.push(("TM".into(), t.describe()));
+        rec.info.push(("TM".into(), t.to_string()));
     }
     rec.info.push((
         "C".into(),
@@ -844,7 +845,7 @@ fn identity(args: &MatchArgs, time: Option<TimeSystem>, max_moves: usize) -> Str
         args.size,
         args.komi,
         args.rules.name,
-        time.map_or("none".into(), |t| t.describe()),
+        time.map_or("none".into(), |t| t.to_string()),
         args.grace,
         max_moves,
         args.openings
