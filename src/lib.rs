@@ -1,8 +1,9 @@
 //! Tengen: a Go (weiqi, baduk) engine speaking GTP v2 and playing Chinese rules.
 //!
 //! Layers, dependencies pointing one way:
-//! `board` <- `rules`/`game`/`score` <- {`playout`, `policy`} <- `search` <- `engine` <- `gtp` <- `main`;
-//! `sgf`/`record` (game records and text forms) sit beside `game`. The tools (`matches`,
+//! `board` <- `rules`/`game`/`score` <- {`playout`, `policy`} <- `search` <- `status` <- `engine`
+//! <- `gtp` <- `main`; `sgf`/`record` (game records and text forms), `handicap` (placement)
+//! and `time` (time systems, clocks, move budgets) sit beside `game`. The tools (`matches`,
 //! `regress`, `selfplay`, `review`, `fuzzing`, and the training in `policy`) use the library,
 //! which never uses them. ARCHITECTURE.md says which file owns what.
 //!

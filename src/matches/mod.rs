@@ -22,7 +22,7 @@ use anyhow::{bail, Context as _};
 use clap::Args;
 
 use crate::board::{Color, Move};
-use crate::engine::{Engine, Settings};
+use crate::engine::{Engine, Settings, Stop};
 use crate::game::Game;
 use crate::gtp::{color_name, GtpMove};
 use crate::record::{move_text, record_of};
@@ -690,8 +690,9 @@ fn count(setup: &Setup, seats: &mut Seats, game: &Game) -> (String, String) {
         }
     }
     let mut engine = Engine::new(game.rules().clone(), Settings::default());
-    engine.game = game.clone();
-    (engine.final_score().result_string(), "tengen".into())
+    engine.set_game(game.clone());
+    let score = engine.final_score(Stop::never());
+    (score.result_string(), "tengen".into())
 }
 
 fn referee_count(
