@@ -2,18 +2,24 @@
 //! settings and the clocks, with one way to think (`genmove`, `analyze`, `ponder`, each
 //! stopped by a [`Stop`]). It owns its state: every change goes through a method. Time
 //! budgets are `time.rs`'s, dead stones `status.rs`'s, the endgame rules `game_end.rs`'s.
-//! Board terms only (points, not vertices); no I/O, no GTP.
+//! Board terms only (points, not vertices); no stdin/stdout, no GTP.
 
 mod game_end;
+mod player;
+mod resign;
+mod settings;
+
+pub use player::{Player, PlayerKind, RandomPlayer};
+pub use settings::{tree_bytes, Settings};
 
 use crate::board::{Color, IllegalMove, Move, Point};
 use crate::game::{Game, SetupError};
-use crate::playout::PlayoutRng;
 use crate::rules::Rules;
 use crate::score::Score;
-use crate::search::{Analysis, Limits, Reporter, Search, SearchConfig};
+use crate::search::{Analysis, Limits, Reporter, Search};
 use crate::status::{self, Status};
 use crate::time::{self, Budget, Clock, Clocks, TimeSystem};
+use resign::ResignStreak;
 
 /// What the move generator answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -530,202 +536,5 @@ fn log_search(a: &Analysis, budget: Option<Budget>) {
             c.score_black,
             pv.join(" ")
         );
-    }
-}
-
-/// Moves in a row below the resign threshold before resigning.
-const RESIGN_MOVES: u32 = 3;
-
-/// Consecutive own moves (per colour) with a win rate below the resign threshold, in
-/// one game: a game that does not continue the one counted in (`clear_board`,
-/// `boardsize`, `loadsgf`, `undo`, set-up, another komi) starts the count afresh. Kept
-/// by comparing games rather than reset by each change, so no change can forget it.
-#[derive(Debug, Default)]
-struct ResignStreak {
-    low: [u32; 2],
-    /// The game counted in: start, size and komi, and its moves.
-    game: Option<(StreakKey, Vec<(Color, Move)>)>,
-}
-
-/// What a resign streak belongs to: the game's starting position, size and komi.
-type StreakKey = (Option<u64>, usize, u64);
-
-impl ResignStreak {
-    /// Counts the search `a` of `color`'s move in `game` against `threshold` (a win
-    /// rate, from 500 root visits); whether `color` resigns.
-    fn count(&mut self, game: &Game, color: Color, a: &Analysis, threshold: f64) -> bool {
-        let key = (
-            game.position_hashes().next(),
-            game.size(),
-            game.komi().to_bits(),
-        );
-        let continues = self
-            .game
-            .as_ref()
-            .is_some_and(|(k, moves)| *k == key && game.moves().starts_with(moves));
-        if !continues {
-            self.low = [0; 2];
-        }
-        self.game = Some((key, game.moves().to_vec()));
-        let low = &mut self.low[color.index()];
-        if a.winrate < threshold && a.root_visits >= 500 {
-            *low += 1;
-        } else {
-            *low = 0;
-        }
-        *low >= RESIGN_MOVES
-    }
-}
-
-/// Which move generator plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum PlayerKind {
-    /// A uniformly random legal move that does not fill an own eye.
-    Random,
-    /// Monte-Carlo tree search.
-    #[default]
-    Mcts,
-}
-
-/// Engine settings from the command line.
-#[derive(Clone, Debug)]
-pub struct Settings {
-    /// Seed of every random choice; the same seed gives the same moves.
-    pub seed: u64,
-    /// Search playouts used to judge dead stones for counting.
-    pub status_playouts: usize,
-    pub player: PlayerKind,
-    /// Playouts a move (instead of the clock).
-    pub playouts: Option<u64>,
-    /// Seconds a move while no time system is set (`None`: by board size).
-    pub move_time: Option<f64>,
-    /// Search threads.
-    pub threads: usize,
-    /// Bound on the search tree, in MiB.
-    pub max_memory_mib: usize,
-    /// Resign when the win rate stays below this for several moves (0: never).
-    pub resign: f64,
-    /// Seconds kept back from every move's budget for process and pipe lag.
-    pub lag_margin: f64,
-    /// Think on the opponent's time after a generated move.
-    pub ponder: bool,
-    /// Answer `version` as Lizzie 0.7.4 needs (see `--lizzie`).
-    pub lizzie: bool,
-    /// GoGui live graphics on stderr during `genmove` (see `--live-gfx`).
-    pub live_gfx: bool,
-    /// The search's other constants (threads, memory and seed are set from the fields
-    /// above).
-    pub search: SearchConfig,
-}
-
-impl Default for Settings {
-    fn default() -> Settings {
-        Settings {
-            seed: 0x7465_6e67_656e,
-            status_playouts: 1000,
-            player: PlayerKind::Mcts,
-            playouts: None,
-            move_time: None,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            max_memory_mib: 512,
-            resign: 0.1,
-            lag_margin: 0.2,
-            ponder: false,
-            lizzie: false,
-            live_gfx: false,
-            search: SearchConfig::default(),
-        }
-    }
-}
-
-/// Memory kept out of `--max-memory` for everything but the search tree (the program,
-/// boards, per-thread state, the dead-stone search's own small tree, I/O buffers).
-const RESERVE_MIB: usize = 32;
-
-/// The search tree's share of a memory bound of `mib` MiB: all but [`RESERVE_MIB`], or
-/// half of a bound too small for that. The whole process stays within the bound.
-pub fn tree_bytes(mib: usize) -> usize {
-    let mib = mib.max(1);
-    if mib >= 2 * RESERVE_MIB {
-        (mib - RESERVE_MIB) << 20
-    } else {
-        (mib << 20) / 2
-    }
-}
-
-impl Settings {
-    /// The search configuration these settings give.
-    pub fn search_config(&self) -> SearchConfig {
-        SearchConfig {
-            threads: self.threads.max(1),
-            max_memory: tree_bytes(self.max_memory_mib),
-            seed: self.seed,
-            ..self.search.clone()
-        }
-    }
-}
-
-/// A move generator: given the game and the colour to move, a move. The search is one,
-/// the random mover another.
-pub trait Player: Send {
-    /// Chooses a move for `color` in `game` within `limits`, handing live analysis to
-    /// `report` as the search goes (a player without a search reports nothing); the
-    /// analysis if it has one.
-    fn choose(
-        &mut self,
-        game: &Game,
-        color: Color,
-        limits: &Limits,
-        report: Option<Reporter<'_>>,
-    ) -> (Move, Option<Analysis>);
-}
-
-/// The random mover: a uniformly random legal move (superko included) that does not fill
-/// one of its own single-point eyes, else pass.
-#[derive(Clone, Debug)]
-pub struct RandomPlayer {
-    rng: PlayoutRng,
-}
-
-impl RandomPlayer {
-    pub fn new(seed: u64) -> RandomPlayer {
-        RandomPlayer {
-            rng: PlayoutRng::seed_from_u64(seed),
-        }
-    }
-}
-
-impl Player for RandomPlayer {
-    fn choose(
-        &mut self,
-        game: &Game,
-        color: Color,
-        _: &Limits,
-        _: Option<Reporter<'_>>,
-    ) -> (Move, Option<Analysis>) {
-        let board = game.board();
-        let candidates: Vec<Point> = game
-            .legal_points(color)
-            .into_iter()
-            .filter(|&p| !board.is_eye(color, p))
-            .collect();
-        if candidates.is_empty() {
-            return (Move::Pass, None);
-        }
-        let i = (self.rng.next_u64() % candidates.len() as u64) as usize;
-        (Move::Place(candidates[i]), None)
-    }
-}
-
-impl Player for Search {
-    fn choose(
-        &mut self,
-        game: &Game,
-        color: Color,
-        limits: &Limits,
-        report: Option<Reporter<'_>>,
-    ) -> (Move, Option<Analysis>) {
-        let a = self.run_reporting(game, color, limits, report);
-        (a.best(), Some(a))
     }
 }
