@@ -1,9 +1,10 @@
 //! Tengen: a Go (weiqi, baduk) engine speaking GTP v2 and playing Chinese rules.
 //!
 //! Layers, dependencies pointing one way:
-//! `board` <- `rules`/`game`/`score` <- {`playout`, `policy`} <- `search` <- `engine` <- `gtp` <- `main`;
-//! `sgf`/`record` (game records) and `notation` (the text forms of moves, colours and the
-//! board) sit beside `game`. The tools (`matches`,
+//! `board` <- `rules`/`game`/`score` <- {`playout`, `policy`} <- `search` <- `status` <- `engine`
+//! <- `gtp` <- `main`; `sgf`/`record` (game records), `notation` (the text forms of moves,
+//! colours and the board), `handicap` (placement) and `time` (time systems, clocks, move
+//! budgets) sit beside `game`. The tools (`matches`,
 //! `regress`, `selfplay`, `review`, `fuzzing`, and the training in `policy`) use the library,
 //! which never uses them. ARCHITECTURE.md says which file owns what.
 //!
@@ -35,6 +36,7 @@ pub mod engine;
 pub mod fuzzing;
 pub mod game;
 pub mod gtp;
+pub mod handicap;
 pub mod limits;
 pub mod log;
 pub mod matches;
@@ -49,6 +51,8 @@ pub mod score;
 pub mod search;
 pub mod selfplay;
 pub mod sgf;
+pub mod status;
+pub mod time;
 
 pub use board::{Board, Cell, Color, IllegalMove, Move, Point, MAX_SIZE};
 pub use game::{Game, SetupError};

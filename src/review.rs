@@ -90,7 +90,7 @@ pub struct Review {
 fn load(args: &ReviewArgs) -> anyhow::Result<(Game, Vec<(Color, Move)>, Vec<(String, String)>)> {
     let rec = sgf::read_record_file(&args.file, None)
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
-    let template = args.engine.engine().game;
+    let template = args.engine.engine().game().clone();
     let full = game_from_record(&rec, &template, None).map_err(anyhow::Error::msg)?;
     let start = game_from_record(&rec, &template, Some(1)).map_err(anyhow::Error::msg)?;
     Ok((start, full.moves().to_vec(), rec.info))

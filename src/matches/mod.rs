@@ -22,15 +22,16 @@ use anyhow::{bail, Context as _};
 use clap::Args;
 
 use crate::board::{Color, Move};
-use crate::engine::{Engine, Settings};
+use crate::engine::{Engine, Settings, Stop};
 use crate::game::Game;
 use crate::gtp::{color_name, GtpMove};
 use crate::record::{move_text, record_of};
 use crate::rules::Rules;
 use crate::sgf;
 
+use crate::time::TimeSystem;
 use client::{Failure, GtpClient};
-use clock::{Clock, TimeSystem};
+use clock::Clock;
 
 /// Options of `tengen match`.
 #[derive(Args, Debug, Clone)]
@@ -689,8 +690,9 @@ fn count(setup: &Setup, seats: &mut Seats, game: &Game) -> (String, String) {
         }
     }
     let mut engine = Engine::new(game.rules().clone(), Settings::default());
-    engine.game = game.clone();
-    (engine.final_score().result_string(), "tengen".into())
+    engine.set_game(game.clone());
+    let score = engine.final_score(Stop::never());
+    (score.result_string(), "tengen".into())
 }
 
 fn referee_count(
@@ -756,7 +758,7 @@ fn game_sgf(
         ("GN".into(), format!("game {}", r.game)),
     ];
     if let Some(t) = setup.time {
-        rec.info.push(("TM".into(), t.describe()));
+        rec.info.push(("TM".into(), t.to_string()));
     }
     rec.info.push((
         "C".into(),
@@ -844,7 +846,7 @@ fn identity(args: &MatchArgs, time: Option<TimeSystem>, max_moves: usize) -> Str
         args.size,
         args.komi,
         args.rules.name,
-        time.map_or("none".into(), |t| t.describe()),
+        time.map_or("none".into(), |t| t.to_string()),
         args.grace,
         max_moves,
         args.openings
