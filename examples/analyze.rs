@@ -16,19 +16,12 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let n: u64 = args.first().and_then(|a| a.parse().ok()).unwrap_or(1000);
     let resumed = args.iter().any(|a| a == "resumed");
-    let mut config = e.settings.search_config();
+    let mut config = e.settings().search_config();
     config.threads = 1;
     config.seki_moves = !args.iter().any(|a| a == "noseki");
     let mut search = Search::new(config);
-    let limits = Limits {
-        playouts: Some(n),
-        time: None,
-        max_time: None,
-        early_stop: false,
-        stop: &|| false,
-        root_filter: None,
-    };
-    let game = e.game.clone();
+    let limits = Limits::playouts(n);
+    let game = e.game().clone();
     let a = if resumed {
         search.run_resumed(&game, game.to_move(), &limits)
     } else {

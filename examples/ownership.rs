@@ -16,14 +16,15 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let own: Vec<f64> = if args.first().map(String::as_str) == Some("search") {
         let n = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1000);
-        e.search_ownership(n, &|| false)
+        let config = e.settings().search_config();
+        tengen::status::search_ownership(e.game(), &config, n, &|| false)
             .into_iter()
             .map(f64::from)
             .collect()
     } else {
-        e.ownership(1000)
+        tengen::status::playout_ownership(e.game(), e.settings().seed, 1000)
     };
-    let n = e.game.size();
+    let n = e.game().size();
     for row in (0..n).rev() {
         for col in 0..n {
             print!(

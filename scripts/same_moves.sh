@@ -7,7 +7,7 @@
 # candidates (visits, win rates, priors, AMAF, score, variation), with the times taken
 # blanked; for `bench --search`, playouts= and nodes=. Exits 1 on any difference.
 #   scripts/same_moves.sh BINARY_A BINARY_B [PLAYOUTS]
-# Extra engine options for every run in SAME_MOVES_ARGS (e.g. "--prior-learned 0").
+# Extra engine options for every run in SAME_MOVES_ARGS (e.g. "--set prior-learned=0").
 set -euo pipefail
 if [ $# -lt 2 ]; then
     echo "usage: $0 BINARY_A BINARY_B [PLAYOUTS]" >&2

@@ -1,13 +1,14 @@
 //! The engine's command-line options, in nested groups so that each mode takes only what
 //! it honours: [`EngineArgs`] (GTP mode) holds [`PlayArgs`] (also `selfplay`), which holds
-//! [`SearchArgs`] (also `review`), which holds [`TuningArgs`] (also `bench --search`); and
-//! the range checks every command-line number goes through.
+//! [`SearchArgs`] (also `review`), which holds [`TuningArgs`], the research knobs behind
+//! `--set` (also `bench --search`); and the range checks every command-line number goes
+//! through.
 
 use clap::Args;
 
 use crate::engine::{Engine, PlayerKind, Settings};
 use crate::rules::Rules;
-use crate::search::{PolicyKind, SearchConfig};
+use crate::search::PolicyKind;
 
 /// GTP mode's options: everything a game needs ([`PlayArgs`]) and what only a GTP
 /// session uses (pondering between commands, the `version` answer Lizzie needs, GoGui's
@@ -16,155 +17,88 @@ use crate::search::{PolicyKind, SearchConfig};
 pub struct EngineArgs {
     #[command(flatten)]
     pub play: PlayArgs,
-    /// Think on the opponent's time (after each genmove, until the next command
-    /// arrives), keeping the tree for the move that comes.
+    /// Think on the opponent's time, until the next command [default: off]
     #[arg(long)]
     pub ponder: bool,
-    /// For Lizzie 0.7.4, which wants `version` to start with a Leela Zero version of 0.15
-    /// or later: answer `0.15 (Leela Zero 0.15 analysis; Tengen X.Y.Z)`, the level of
-    /// Leela Zero's `lz-analyze` that Tengen speaks, then its own version.
+    /// Answer `version` as Lizzie 0.7.4 wants [default: off]
     #[arg(long)]
     pub lizzie: bool,
-    /// GoGui's live graphics: while `genmove` thinks, the best moves, their win rates and
-    /// the main variation as `gogui-gfx:` lines on stderr twice a second.
+    /// GoGui live graphics on stderr while genmove thinks [default: off]
     #[arg(long)]
     pub live_gfx: bool,
 }
 
-/// How the engine plays a game: rules, komi, the move generator and its effort, the
+/// How the engine plays a game: rules, komi, each move's effort, resigning, the
 /// dead-stone judgement, and the search ([`SearchArgs`]). GTP mode and `selfplay`.
 #[derive(Args, Debug, Clone)]
 pub struct PlayArgs {
-    /// Rules preset: chinese or tromp-taylor.
-    #[arg(long, default_value = "chinese", value_parser = parse_rules)]
+    /// Rules: chinese or tromp-taylor
+    #[arg(long, value_name = "RULES", default_value = "chinese", value_parser = parse_rules)]
     pub rules: Rules,
-    /// Initial komi (GTP `komi` changes it) [default: 7.5].
-    #[arg(long, value_parser = parse_komi, allow_negative_numbers = true)]
+    /// Komi, until GTP `komi` changes it [default: 7.5]
+    #[arg(long, value_name = "KOMI", value_parser = parse_komi, allow_negative_numbers = true)]
     pub komi: Option<f64>,
-    /// Search playouts used to judge dead stones for final_score and final_status_list.
-    #[arg(long, default_value_t = 1000, value_parser = |s: &str| number_in(s, 1usize, 1_000_000_000))]
+    /// Playouts that judge dead stones when counting
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = |s: &str| number_in(s, 1usize, 1_000_000_000))]
     pub status_playouts: usize,
-    /// Move generator: mcts (tree search) or random.
-    #[arg(long, default_value = "mcts", value_parser = parse_player)]
-    pub player: PlayerKind,
-    /// Playouts a move (otherwise the GTP time settings decide; without any, 1 s on 9x9,
-    /// 1.5 s on 13x13, 2 s on 19x19).
-    #[arg(long, value_parser = |s: &str| number_in(s, 1u64, 1_000_000_000_000))]
+    /// Playouts a move [default: the clock decides]
+    #[arg(long, value_name = "N", value_parser = |s: &str| number_in(s, 1u64, 1_000_000_000_000))]
     pub playouts: Option<u64>,
-    /// Seconds a move while no GTP time system is set (default: 1 s on 9x9, 1.5 s on
-    /// 13x13, 2 s on 19x19); fractions allowed, for fast soak and test games.
-    #[arg(long, value_parser = parse_move_time)]
+    /// Seconds a move without GTP time settings [default: 1 / 1.5 / 2 by size]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_move_time)]
     pub move_time: Option<f64>,
-    /// Resign when the win rate stays below this for 3 moves in a row (0: never), 0..=1.
-    #[arg(long, default_value_t = 0.1, value_parser = parse_fraction)]
+    /// Resign below this win rate 3 moves in a row (0: never)
+    #[arg(long, value_name = "WINRATE", default_value_t = 0.1, value_parser = parse_fraction)]
     pub resign: f64,
-    /// Seconds kept back from each move's time for lag.
-    #[arg(long, default_value_t = 0.2, value_parser = |s: &str| number_in(s, 0.0, 60.0))]
+    /// Seconds kept back from each move's time for lag
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.2, value_parser = |s: &str| number_in(s, 0.0, 60.0))]
     pub lag_margin: f64,
     #[command(flatten)]
     pub search: SearchArgs,
 }
 
-/// What a search is given: its seed, threads and memory, and its constants
+/// What a search is given: its seed, threads and memory, and the research knobs
 /// ([`TuningArgs`]). GTP mode, `selfplay` and `review`.
 #[derive(Args, Debug, Clone)]
 pub struct SearchArgs {
-    /// Seed for every random choice: the same seed gives the same moves (with --threads 1).
-    #[arg(long)]
+    /// Seed of every random choice [default: a fixed one: same moves each run]
+    #[arg(long, value_name = "SEED")]
     pub seed: Option<u64>,
-    /// Search threads (default: the machine's available parallelism; at most four times
-    /// that, and at least 4 are always allowed).
-    #[arg(long, value_parser = parse_threads)]
+    /// Search threads, at most 4 a core [default: one a core]
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
-    /// Bound on the process's memory, in MiB (the search tree gets all but 32 MiB of it);
-    /// at most the machine's memory.
-    #[arg(long, default_value_t = 512, value_parser = |s: &str| number_in(s, 16usize, machine_mib()))]
+    /// Memory bound of the whole process in MiB, search tree included
+    #[arg(long, value_name = "MIB", default_value_t = 512, value_parser = |s: &str| number_in(s, 16usize, machine_mib()))]
     pub max_memory: usize,
     #[command(flatten)]
     pub tuning: TuningArgs,
 }
 
-/// The search's constants: the playout policy, the tree's expansion and selection, the
-/// priors. GTP mode, `selfplay`, `review` and `bench --search`.
+/// The research knobs, `--set KEY=VALUE` ([`KNOBS`]). GTP mode, `selfplay`, `review` and
+/// `bench --search` (the last two refuse `player`, the move generator, which they do not
+/// use).
 #[derive(Args, Debug, Clone)]
 pub struct TuningArgs {
-    /// Playout policy: moggy (captures, escapes, 3x3 patterns) or light (uniform).
-    #[arg(long, default_value = "moggy", value_parser = parse_policy)]
-    pub policy: PolicyKind,
-    /// Visits before a tree leaf is expanded.
-    #[arg(long, value_parser = |s: &str| number_in(s, 1u32, 1_000_000))]
-    pub expand_visits: Option<u32>,
-    /// RAVE equivalence (visits at which own and AMAF statistics weigh the same).
-    #[arg(long, value_parser = |s: &str| number_in(s, 1.0, 1e9))]
-    pub rave_equiv: Option<f64>,
-    /// Share of a simulation's value that follows its final score margin rather than
-    /// only who won (0: win or loss alone; Fuego uses 0.02).
-    #[arg(long, value_parser = |s: &str| number_in(s, 0.0, 0.5))]
-    pub score_bonus: Option<f64>,
-    /// UCB exploration constant (0: priors and RAVE explore).
-    #[arg(long, value_parser = |s: &str| number_in(s, 0.0, 100.0))]
-    pub explore: Option<f64>,
-    /// Equivalent visits of the learned move model's prior (0: hand-written priors).
-    #[arg(long, value_parser = parse_prior_visits)]
-    pub prior_learned: Option<u32>,
-    /// How sharply the learned prior falls off with a move's probability ratio to the
-    /// best move's.
-    #[arg(long, value_parser = |s: &str| number_in(s, 0.0, 10.0))]
-    pub prior_power: Option<f64>,
-    /// Equivalent visits at an even win rate every candidate starts with.
-    #[arg(long, value_parser = parse_prior_visits)]
-    pub prior_even: Option<u32>,
-    /// Wins added to the learned prior of a move that captures a chain of 3 stones or
-    /// more its owner could otherwise save (by extending to three liberties or capturing
-    /// a neighbour in atari), or saves an own one (three liberties), per 3 stones (up to
-    /// 4 times); 0: none [default: 20].
-    #[arg(long, value_parser = parse_prior_visits)]
-    pub prior_tactics: Option<u32>,
-    /// Rate at which the playouts' random moves refuse self-ataris of two stones or more.
-    #[arg(long, value_parser = |s: &str| number_in(s, 0.0f32, 1.0))]
-    pub playout_self_atari: Option<f32>,
+    /// A research knob (listed below); repeatable [default: none]
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting)]
+    pub set: Vec<Setting>,
 }
 
+/// The knobs that are no search constant, refused where only a search runs.
+pub const PLAY_KNOBS: &[&str] = &["player"];
+
 impl TuningArgs {
-    /// Sets the search constants given (the others keep their defaults).
-    pub fn apply(&self, search: &mut SearchConfig) {
-        search.policy = self.policy;
-        if let Some(v) = self.expand_visits {
-            search.expand_visits = v.max(1);
-        }
-        if let Some(v) = self.score_bonus {
-            search.score_bonus = if v.is_finite() {
-                v.clamp(0.0, 0.5)
-            } else {
-                0.0
-            };
-        }
-        if let Some(v) = self.rave_equiv {
-            search.rave_equiv = v.max(1.0);
-        }
-        if let Some(v) = self.explore {
-            search.explore = v.max(0.0);
-        }
-        if let Some(v) = self.prior_learned {
-            search.priors.learned = v;
-        }
-        if let Some(v) = self.prior_power {
-            search.priors.learned_power = v.clamp(0.0, 10.0);
-        }
-        if let Some(v) = self.prior_even {
-            search.priors.even = v;
-        }
-        if let Some(v) = self.prior_tactics {
-            search.priors.big_tactics = v;
-        }
-        if let Some(v) = self.playout_self_atari {
-            search.moggy.self_atari_rate = v.clamp(0.0, 1.0);
+    /// Sets the knobs given (the others keep their values).
+    pub fn apply(&self, settings: &mut Settings) {
+        for setting in &self.set {
+            // Checked when parsed: applying cannot fail.
+            let _ = (setting.knob.set)(settings, &setting.value);
         }
     }
 }
 
 impl SearchArgs {
-    /// Sets the seed, threads, memory and search constants given.
+    /// Sets the seed, threads, memory and knobs given.
     pub fn apply(&self, settings: &mut Settings) {
         if let Some(s) = self.seed {
             settings.seed = s;
@@ -173,7 +107,7 @@ impl SearchArgs {
             settings.threads = t.max(1);
         }
         settings.max_memory_mib = self.max_memory.max(1);
-        self.tuning.apply(&mut settings.search);
+        self.tuning.apply(settings);
     }
 
     /// The engine settings these options give (the rest at their defaults).
@@ -182,6 +116,203 @@ impl SearchArgs {
         self.apply(&mut settings);
         settings
     }
+}
+
+/// One `--set KEY=VALUE`: a knob and a value it accepts.
+#[derive(Clone, Debug)]
+pub struct Setting {
+    pub knob: &'static Knob,
+    pub value: String,
+}
+
+/// A research knob of the search: its key for `--set`, what it does, the values it takes,
+/// how to read it from settings (for the default shown by `--help`) and how to set it.
+pub struct Knob {
+    pub key: &'static str,
+    pub help: &'static str,
+    pub range: &'static str,
+    pub get: fn(&Settings) -> String,
+    pub set: fn(&mut Settings, &str) -> Result<(), String>,
+}
+
+impl std::fmt::Debug for Knob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.key)
+    }
+}
+
+/// Every knob `--set` knows, in the order `--help` lists them.
+pub static KNOBS: &[Knob] = &[
+    Knob {
+        key: "player",
+        help: "move generator: mcts (tree search) or random",
+        range: "mcts, random",
+        get: |s| match s.player {
+            PlayerKind::Mcts => "mcts".into(),
+            PlayerKind::Random => "random".into(),
+        },
+        set: |s, v| {
+            s.player = parse_player(v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "policy",
+        help: "playouts: moggy (captures, escapes, 3x3 shapes) or light",
+        range: "moggy, light",
+        get: |s| match s.search.policy {
+            PolicyKind::Moggy => "moggy".into(),
+            PolicyKind::Light => "light".into(),
+        },
+        set: |s, v| {
+            s.search.policy = parse_policy(v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "expand-visits",
+        help: "visits before a tree leaf is expanded",
+        range: "1..=1000000",
+        get: |s| s.search.expand_visits.to_string(),
+        set: |s, v| {
+            s.search.expand_visits = number_in(v, 1, 1_000_000)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "rave-equiv",
+        help: "visits at which own and AMAF statistics weigh the same",
+        range: "1..=1e9",
+        get: |s| s.search.rave_equiv.to_string(),
+        set: |s, v| {
+            s.search.rave_equiv = number_in(v, 1.0, 1e9)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "explore",
+        help: "UCB exploration constant (0: priors and RAVE explore)",
+        range: "0..=100",
+        get: |s| s.search.explore.to_string(),
+        set: |s, v| {
+            s.search.explore = number_in(v, 0.0, 100.0)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "score-bonus",
+        help: "share of a result's value that follows the margin",
+        range: "0..=0.5",
+        get: |s| s.search.score_bonus.to_string(),
+        set: |s, v| {
+            s.search.score_bonus = number_in(v, 0.0, 0.5)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "prior-learned",
+        help: "visits of the learned prior (0: hand-written priors)",
+        range: "0..=100000",
+        get: |s| s.search.priors.learned.to_string(),
+        set: |s, v| {
+            s.search.priors.learned = parse_prior_visits(v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "prior-power",
+        help: "fall-off of the learned prior with the move's odds",
+        range: "0..=10",
+        get: |s| s.search.priors.learned_power.to_string(),
+        set: |s, v| {
+            s.search.priors.learned_power = number_in(v, 0.0, 10.0)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "prior-even",
+        help: "visits at an even win rate every move starts with",
+        range: "0..=100000",
+        get: |s| s.search.priors.even.to_string(),
+        set: |s, v| {
+            s.search.priors.even = parse_prior_visits(v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "prior-tactics",
+        help: "prior wins for a capture or save of 3+ stones, per 3",
+        range: "0..=100000",
+        get: |s| s.search.priors.big_tactics.to_string(),
+        set: |s, v| {
+            s.search.priors.big_tactics = parse_prior_visits(v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "playout-self-atari",
+        help: "rate at which playouts refuse self-ataris of 2+ stones",
+        range: "0..=1",
+        get: |s| s.search.moggy.self_atari_rate.to_string(),
+        set: |s, v| {
+            s.search.moggy.self_atari_rate = number_in(v, 0.0f32, 1.0)?;
+            Ok(())
+        },
+    },
+];
+
+/// `--set KEY=VALUE`: a known key and a value it takes.
+pub fn parse_setting(s: &str) -> Result<Setting, String> {
+    let keys = || KNOBS.iter().map(|k| k.key).collect::<Vec<_>>().join(", ");
+    let (key, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}' is not KEY=VALUE (keys: {})", keys()))?;
+    let knob = KNOBS
+        .iter()
+        .find(|k| k.key == key.trim())
+        .ok_or_else(|| format!("unknown key '{key}' (keys: {})", keys()))?;
+    (knob.set)(&mut Settings::default(), value.trim()).map_err(|e| format!("{}: {e}", knob.key))?;
+    Ok(Setting {
+        knob,
+        value: value.trim().to_string(),
+    })
+}
+
+/// The knobs' part of `tengen --help`: each key, its default and its range.
+pub fn knobs_help() -> String {
+    let defaults = Settings::default();
+    let mut s = String::from("Research knobs (--set KEY=VALUE, repeatable):\n");
+    for k in KNOBS {
+        s.push_str(&format!(
+            "  {:<19} {} [default: {}; {}]\n",
+            k.key,
+            k.help,
+            (k.get)(&defaults),
+            k.range
+        ));
+    }
+    s
+}
+
+fn parse_player(s: &str) -> Result<PlayerKind, String> {
+    match s {
+        "mcts" => Ok(PlayerKind::Mcts),
+        "random" => Ok(PlayerKind::Random),
+        _ => Err(format!("unknown player '{s}' (mcts, random)")),
+    }
+}
+
+fn parse_policy(s: &str) -> Result<PolicyKind, String> {
+    match s {
+        "moggy" => Ok(PolicyKind::Moggy),
+        "light" => Ok(PolicyKind::Light),
+        _ => Err(format!("unknown policy '{s}' (moggy, light)")),
+    }
+}
+
+/// Parses a rules preset name for clap.
+pub fn parse_rules(s: &str) -> Result<Rules, String> {
+    Rules::by_name(s).ok_or_else(|| format!("unknown rules '{s}' (chinese, tromp-taylor)"))
 }
 
 impl PlayArgs {
@@ -200,7 +331,6 @@ impl PlayArgs {
             status_playouts: self.status_playouts,
             ..Settings::default()
         };
-        settings.player = self.player;
         settings.playouts = self.playouts;
         settings.move_time = self.move_time;
         settings.resign = self.resign;
@@ -230,27 +360,6 @@ impl EngineArgs {
     pub fn engine(&self) -> Engine {
         Engine::new(self.play.rules(), self.settings())
     }
-}
-
-fn parse_player(s: &str) -> Result<PlayerKind, String> {
-    match s {
-        "mcts" => Ok(PlayerKind::Mcts),
-        "random" => Ok(PlayerKind::Random),
-        _ => Err(format!("unknown player '{s}' (mcts, random)")),
-    }
-}
-
-fn parse_policy(s: &str) -> Result<PolicyKind, String> {
-    match s {
-        "moggy" => Ok(PolicyKind::Moggy),
-        "light" => Ok(PolicyKind::Light),
-        _ => Err(format!("unknown policy '{s}' (moggy, light)")),
-    }
-}
-
-/// Parses a rules preset name for clap.
-pub fn parse_rules(s: &str) -> Result<Rules, String> {
-    Rules::by_name(s).ok_or_else(|| format!("unknown rules '{s}' (chinese, tromp-taylor)"))
 }
 
 /// A number in `lo..=hi` (finite: NaN and infinities are refused), for clap.
@@ -355,9 +464,9 @@ mod tests {
             &["--max-memory", "64"],
             &["--resign", "0"],
             &["--lag-margin", "0.05"],
-            &["--explore", "0.4"],
-            &["--prior-power", "2"],
-            &["--playout-self-atari", "1"],
+            &["--set", "explore=0.4"],
+            &["--set", "prior-power=2", "--set", "player=random"],
+            &["--set", "playout-self-atari=1"],
         ] {
             assert!(parses(ok), "{ok:?}");
         }
@@ -378,19 +487,59 @@ mod tests {
             &["--lag-margin", "-1"],
             &["--resign", "nan"],
             &["--resign", "1.5"],
-            &["--explore", "nan"],
-            &["--explore", "inf"],
-            &["--prior-power", "NaN"],
-            &["--rave-equiv", "inf"],
-            &["--score-bonus", "nan"],
-            &["--playout-self-atari", "nan"],
-            &["--playout-self-atari", "1.5"],
+            &["--set", "explore=nan"],
+            &["--set", "explore=inf"],
+            &["--set", "prior-power=NaN"],
+            &["--set", "rave-equiv=inf"],
+            &["--set", "score-bonus=nan"],
+            &["--set", "playout-self-atari=nan"],
+            &["--set", "playout-self-atari=1.5"],
+            &["--set", "no-such-knob=1"],
+            &["--set", "explore"],
+            &["--set", "policy=heavy"],
             &["--move-time", "nan"],
             &["--playouts", "0"],
             &["--status-playouts", "0"],
-            &["--prior-tactics", "4294967295"],
+            &["--set", "prior-tactics=4294967295"],
         ] {
             assert!(!parses(bad), "{bad:?} accepted");
         }
+    }
+
+    #[test]
+    fn every_knob_takes_its_own_default_and_sets_what_it_shows() {
+        let defaults = Settings::default();
+        for k in KNOBS {
+            let shown = (k.get)(&defaults);
+            let setting = parse_setting(&format!("{}={shown}", k.key))
+                .unwrap_or_else(|e| panic!("{}: default {shown} refused: {e}", k.key));
+            let mut s = Settings::default();
+            (setting.knob.set)(&mut s, &setting.value).unwrap();
+            assert_eq!((k.get)(&s), shown, "{}", k.key);
+            assert!(knobs_help().contains(k.key));
+        }
+    }
+
+    #[test]
+    fn set_changes_the_search_settings() {
+        let cli = Cli::try_parse_from([
+            "tengen",
+            "--set",
+            "expand-visits=3",
+            "--set",
+            "policy=light",
+            "--set",
+            "prior-tactics=0",
+            "--set",
+            "player=random",
+        ])
+        .unwrap();
+        let s = cli.engine.settings();
+        assert_eq!(s.search.expand_visits, 3);
+        assert_eq!(s.search.policy, PolicyKind::Light);
+        assert_eq!(s.search.priors.big_tactics, 0);
+        assert_eq!(s.player, PlayerKind::Random);
+        let plain = Cli::try_parse_from(["tengen"]).unwrap().engine.settings();
+        assert_eq!(plain.search, Settings::default().search);
     }
 }

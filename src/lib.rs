@@ -1,10 +1,12 @@
 //! Tengen: a Go (weiqi, baduk) engine speaking GTP v2 and playing Chinese rules.
 //!
 //! Layers, dependencies pointing one way:
-//! `board` <- `rules`/`game`/`score` <- {`playout`, `policy`} <- `search` <- `engine` <- `gtp` <- `main`;
-//! `sgf`/`record` (game records and text forms) sit beside `game`. The tools (`tools/`:
-//! bench, match, regress, selfplay, review, train, the fuzz targets) use the library, which
-//! never uses them. ARCHITECTURE.md says which file owns what.
+//! `board` <- `rules`/`game`/`score` <- {`playout`, `policy`} <- `search` <- `status` <- `engine`
+//! <- `gtp` <- `main`; `sgf`/`record` (game records), `notation` (the text forms of moves,
+//! colours and the board), `handicap` (placement) and `time` (time systems, clocks, move
+//! budgets) sit beside `game`. The tools (`tools/`: bench, match, regress, selfplay,
+//! review, train, the fuzz targets) use the library, which never uses them.
+//! ARCHITECTURE.md says which file owns what.
 //!
 //! ```
 //! use tengen::{Game, Move, Rules, Color, IllegalMove};
@@ -33,8 +35,10 @@ pub mod cli;
 pub mod engine;
 pub mod game;
 pub mod gtp;
+pub mod handicap;
 pub mod limits;
 pub mod log;
+pub mod notation;
 pub mod playout;
 pub mod policy;
 pub mod record;
@@ -42,6 +46,8 @@ pub mod rules;
 pub mod score;
 pub mod search;
 pub mod sgf;
+pub mod status;
+pub mod time;
 pub mod tools;
 
 pub use board::{Board, Cell, Color, IllegalMove, Move, Point, MAX_SIZE};

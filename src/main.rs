@@ -13,21 +13,23 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 use tengen::cli::EngineArgs;
 use tengen::tools;
 
+/// The end of `tengen --help`, after the research knobs.
+const MODES: &str = "Without a subcommand Tengen speaks GTP on stdin/stdout with the options \
+above. A subcommand takes its own options, after it (`tengen bench --help`); only -v goes \
+anywhere.";
+
 #[derive(Parser, Debug)]
 #[command(
     name = "tengen",
     version,
-    about = "A Go engine speaking GTP v2 (Chinese rules)",
-    after_help = "Without a subcommand Tengen speaks GTP on stdin/stdout with the options \
-above. A subcommand takes its own options, after it (`tengen bench --help`); only -v goes \
-anywhere."
+    about = "A Go engine speaking GTP v2 (Chinese rules)"
 )]
 struct Cli {
     #[command(flatten)]
     engine: EngineArgs,
-    /// Log verbosity on stderr: 0 quiet, 1 refusals and problems, 2 also GTP traffic and
-    /// a line per search, 3 also each search's budget and top candidates.
-    #[arg(long, short, default_value_t = 1, global = true)]
+    /// Log on stderr: 0 quiet, 1 problems, 2 traffic, 3 search details (anywhere on the
+    /// line)
+    #[arg(long, short, default_value_t = 1, value_name = "LEVEL", global = true)]
     verbose: u8,
     #[command(subcommand)]
     command: Option<Sub>,
@@ -98,6 +100,27 @@ fn refuse_ignored(matches: &ArgMatches) {
             )
             .exit();
     }
+    if name == "bench" || name == "review" {
+        // A knob that is no search constant (the move generator) would be ignored.
+        let play_knobs: Vec<&str> = sub
+            .get_many::<tengen::cli::Setting>("set")
+            .into_iter()
+            .flatten()
+            .map(|s| s.knob.key)
+            .filter(|k| tengen::cli::PLAY_KNOBS.contains(k))
+            .collect();
+        if !play_knobs.is_empty() {
+            Cli::command()
+                .error(
+                    clap::error::ErrorKind::ArgumentConflict,
+                    format!(
+                        "`{name}` runs searches only: --set {} is for GTP mode and selfplay",
+                        play_knobs.join(", ")
+                    ),
+                )
+                .exit();
+        }
+    }
     if name == "bench" {
         let own = |ids: &[&str]| ids.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let search = sub.get_flag("search");
@@ -121,7 +144,21 @@ fn refuse_ignored(matches: &ArgMatches) {
 }
 
 fn main() -> anyhow::Result<()> {
-    let matches = Cli::command().get_matches();
+    let knobs = tengen::cli::knobs_help();
+    let matches = Cli::command()
+        .after_help(format!("{knobs}\n{MODES}"))
+        .mut_subcommand("selfplay", |c| c.after_help(knobs.clone()))
+        .mut_subcommand("review", |c| {
+            c.after_help(format!(
+                "{knobs}Here every knob but player (review only searches)."
+            ))
+        })
+        .mut_subcommand("bench", |c| {
+            c.after_help(format!(
+                "{knobs}Here with --search only, every knob but player."
+            ))
+        })
+        .get_matches();
     refuse_ignored(&matches);
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     tengen::log::set_level(cli.verbose);

@@ -1,32 +1,10 @@
-//! Game records and diagrams for every front end (GTP, `match`, `selfplay`): a [`Game`]
-//! built from an SGF record and back, and the text board diagram. Sits above `game` and
-//! `sgf`, below `gtp`.
-
-use std::fmt::Write as _;
-
-use crate::board::{Cell, Color, Move, Point};
+//! Game records for every front end (GTP, `match`, `selfplay`, `review`): a [`Game`]
+//! built from an SGF record and back. Sits above `game` and `sgf`, below `gtp`.
+use crate::board::{Color, Move, Point};
 use crate::game::Game;
 use crate::sgf::{SgfMove, SgfNode, SgfPoint, SgfRecord};
 
-/// The GTP column letter of 0-based column `col`: `A` to `Z` skipping `I`.
-pub fn column_letter(col: usize) -> char {
-    match col {
-        0..=7 => char::from(b'A' + col as u8),
-        8..=24 => char::from(b'A' + col as u8 + 1),
-        _ => '?',
-    }
-}
-
-/// The GTP text of a move (`D4`, `pass`).
-pub fn move_text(mv: Move) -> String {
-    match mv {
-        Move::Pass => "pass".to_string(),
-        Move::Place(p) => {
-            let (col, row) = p.coord();
-            format!("{}{}", column_letter(col), row + 1)
-        }
-    }
-}
+pub use crate::notation::{column_letter, diagram, move_text};
 
 /// The board point of an SGF point.
 pub fn point_of_sgf(p: SgfPoint) -> Point {
@@ -39,49 +17,6 @@ pub fn move_of_sgf(m: SgfMove) -> Move {
         SgfMove::Pass => Move::Pass,
         SgfMove::Play(p) => Move::Place(point_of_sgf(p)),
     }
-}
-
-/// The board diagram of `showboard` (no empty lines).
-pub fn diagram(game: &Game) -> String {
-    let b = game.board();
-    let n = b.size();
-    let letters: String = (0..n).map(|c| format!(" {}", column_letter(c))).collect();
-    let mut s = String::new();
-    let _ = writeln!(s, "   {letters}");
-    for row in (0..n).rev() {
-        let _ = write!(s, "{:>2} ", row + 1);
-        for col in 0..n {
-            let p = Point::from_coord(col, row);
-            let ch = match b.cell(p) {
-                Cell::Black => 'X',
-                Cell::White => 'O',
-                _ if b.ko().map(|k| k.0) == Some(p) => '*',
-                _ => '.',
-            };
-            let _ = write!(s, " {ch}");
-        }
-        let _ = write!(s, " {:<2}", row + 1);
-        match row {
-            r if r == n - 1 => {
-                let _ = write!(
-                    s,
-                    "    WHITE (O) has captured {} stones",
-                    b.captures(Color::White)
-                );
-            }
-            r if n >= 2 && r == n - 2 => {
-                let _ = write!(
-                    s,
-                    "    BLACK (X) has captured {} stones",
-                    b.captures(Color::Black)
-                );
-            }
-            _ => {}
-        }
-        s.push('\n');
-    }
-    let _ = write!(s, "   {letters}");
-    s
 }
 
 /// Builds the game a record describes up to (not including) move `before` (1-based; None:

@@ -16,7 +16,6 @@ const HONOURED: &[(&str, &str, &str)] = &[
     ("", "rules", "the game's rules"),
     ("", "komi", "the game's komi"),
     ("", "status-playouts", "final_score / final_status_list"),
-    ("", "player", "Engine's move generator"),
     ("", "playouts", "each genmove's budget"),
     ("", "move-time", "each genmove's budget without a clock"),
     ("", "resign", "genmove's resignation"),
@@ -69,7 +68,6 @@ const HONOURED: &[(&str, &str, &str)] = &[
     ("selfplay", "rules", "the game's rules"),
     ("selfplay", "komi", "the game's komi"),
     ("selfplay", "status-playouts", "final_score"),
-    ("selfplay", "player", "Engine's move generator"),
     ("selfplay", "playouts", "each genmove's budget"),
     ("selfplay", "move-time", "each genmove's budget"),
     ("selfplay", "resign", "genmove's resignation"),
@@ -98,20 +96,9 @@ const HONOURED: &[(&str, &str, &str)] = &[
     ("train-patterns", "threads", "worker threads"),
 ];
 
-/// The search's constants (cli::TuningArgs -> SearchConfig), taken by GTP mode, selfplay,
-/// review and bench (with --search).
-const TUNING: &[&str] = &[
-    "policy",
-    "expand-visits",
-    "rave-equiv",
-    "score-bonus",
-    "explore",
-    "prior-learned",
-    "prior-power",
-    "prior-even",
-    "prior-tactics",
-    "playout-self-atari",
-];
+/// The research knobs (`--set KEY=VALUE`, cli::TuningArgs -> Settings), taken by GTP mode,
+/// selfplay, review and bench (with --search; review and bench refuse `player`).
+const TUNING: &[&str] = &["set"];
 
 const SUBCOMMANDS: &[&str] = &[
     "bench",
@@ -231,7 +218,7 @@ fn bench_reports_what_it_was_given() {
         text[at..].split_whitespace().next().unwrap().to_string()
     };
     // The search's constants reach the search: the hand-written priors expand otherwise.
-    assert_ne!(nodes(&[]), nodes(&["--prior-learned", "0"]));
+    assert_ne!(nodes(&[]), nodes(&["--set", "prior-learned=0"]));
     let out = tengen(&[
         "bench",
         "--size",
@@ -252,7 +239,14 @@ fn bench_reports_what_it_was_given() {
 fn options_that_would_be_ignored_are_refused() {
     for args in [
         &["--threads", "2", "bench"][..],
-        &["--prior-learned", "0", "bench", "--search", "--size", "9"],
+        &[
+            "--set",
+            "prior-learned=0",
+            "bench",
+            "--search",
+            "--size",
+            "9",
+        ],
         &["--komi", "6.5", "selfplay"],
         &["--seed", "3", "review", "x.sgf"],
         &[
@@ -266,7 +260,9 @@ fn options_that_would_be_ignored_are_refused() {
             "/nonexistent",
         ],
         &["bench", "--playouts", "100"],
-        &["bench", "--prior-learned", "0"],
+        &["bench", "--set", "prior-learned=0"],
+        &["bench", "--search", "--set", "player=random"],
+        &["review", "x.sgf", "--set", "player=random"],
         &["bench", "--search", "--seconds", "1"],
         &["review", "x.sgf", "--komi", "6.5"],
         &["review", "x.sgf", "--playouts", "100"],

@@ -2,7 +2,7 @@
 //! `kgs-genmove_cleanup` (and Tromp-Taylor) capturing dead stones before passing. Fixed
 //! seeds and playout counts.
 
-use tengen::engine::{Engine, Genmove, Settings};
+use tengen::engine::{Engine, Genmove, GenmoveOptions, Settings, Stop};
 use tengen::{Color, Move, Point, Rules};
 
 use crate::common;
@@ -10,17 +10,28 @@ use crate::common;
 /// An engine with the position of a diagram (top row first; `X` Black, `O` White), the
 /// moves `then` played after it.
 fn engine(rules: Rules, rows: &[&str], to_move: Color, then: &[(Color, Move)]) -> Engine {
+    seeded_engine(5, rules, rows, to_move, then)
+}
+
+/// [`engine`] with the given seed.
+fn seeded_engine(
+    seed: u64,
+    rules: Rules,
+    rows: &[&str],
+    to_move: Color,
+    then: &[(Color, Move)],
+) -> Engine {
     let settings = Settings {
-        seed: 5,
+        seed,
         threads: 1,
         playouts: Some(1500),
         max_memory_mib: 32,
         ..Settings::default()
     };
     let mut e = Engine::new(rules.clone(), settings);
-    e.game = common::position(rows, to_move, rules);
+    e.set_game(common::position(rows, to_move, rules));
     for &(c, m) in then {
-        e.game.play(c, m).unwrap();
+        e.play(c, m).unwrap();
     }
     e
 }
@@ -75,9 +86,12 @@ fn answers_a_pass_with_a_pass_when_the_count_wins() {
             Color::White,
             &[(Color::White, Move::Pass)],
         );
-        assert_eq!(e.genmove(Color::Black), Genmove::Pass);
-        assert!(e.game.is_over());
-        assert_eq!(e.final_score().winner(), Some(Color::Black));
+        assert_eq!(
+            e.genmove(Color::Black, GenmoveOptions::default()),
+            Genmove::Pass
+        );
+        assert!(e.game().is_over());
+        assert_eq!(e.final_score(Stop::never()).winner(), Some(Color::Black));
     }
 }
 
@@ -88,7 +102,7 @@ fn no_pass_on_a_mostly_open_board_whoever_the_count_favours() {
     for rows in [WALLS, WALLS_DEAD] {
         for (passer, mover) in [(Color::White, Color::Black), (Color::Black, Color::White)] {
             let mut e = engine(rules(0.5), &rows, passer, &[(passer, Move::Pass)]);
-            let m = e.genmove(mover);
+            let m = e.genmove(mover, GenmoveOptions::default());
             assert!(matches!(m, Genmove::Place(_)), "{mover:?}: {m:?}");
         }
     }
@@ -104,7 +118,7 @@ fn the_losing_side_passes_when_the_game_is_lost_anyway() {
         Color::Black,
         &[(Color::Black, Move::Pass)],
     );
-    let m = e.genmove(Color::White);
+    let m = e.genmove(Color::White, GenmoveOptions::default());
     assert!(matches!(m, Genmove::Pass | Genmove::Resign), "{m:?}");
 }
 
@@ -129,7 +143,10 @@ fn does_not_fill_its_own_area_when_the_game_is_won() {
     // White has just played (no pass): Black's only moves are inside settled areas.
     let j1 = Move::Place(Point::from_coord(8, 0));
     let mut e = engine(rules(7.5), &EYES, Color::White, &[(Color::White, j1)]);
-    assert_eq!(e.genmove(Color::Black), Genmove::Pass);
+    assert_eq!(
+        e.genmove(Color::Black, GenmoveOptions::default()),
+        Genmove::Pass
+    );
 }
 
 #[test]
@@ -142,16 +159,22 @@ fn cleanup_captures_dead_stones_before_passing() {
     );
     let a1 = Point::from_coord(0, 0);
     for _ in 0..12 {
-        if e.game.board().get(a1).is_none() {
+        if e.game().board().get(a1).is_none() {
             break;
         }
-        let m = e.genmove_cleanup_until(Color::Black, &|| false);
+        let m = e.genmove(
+            Color::Black,
+            GenmoveOptions {
+                cleanup: true,
+                ..GenmoveOptions::default()
+            },
+        );
         assert_ne!(m, Genmove::Pass, "passed with the dead stone on the board");
         assert_ne!(m, Genmove::Resign);
-        e.game.play(Color::White, Move::Pass).unwrap();
+        e.play(Color::White, Move::Pass).unwrap();
     }
     assert_eq!(
-        e.game.board().get(a1),
+        e.game().board().get(a1),
         None,
         "the dead stone was not captured"
     );
@@ -166,15 +189,15 @@ fn tromp_taylor_captures_dead_stones_before_passing() {
     let mut e = engine(tt, &WALLS_DEAD, Color::White, &[(Color::White, Move::Pass)]);
     let a1 = Point::from_coord(0, 0);
     for _ in 0..12 {
-        if e.game.board().get(a1).is_none() {
+        if e.game().board().get(a1).is_none() {
             break;
         }
-        let m = e.genmove(Color::Black);
+        let m = e.genmove(Color::Black, GenmoveOptions::default());
         assert_ne!(m, Genmove::Pass, "passed with the dead stone on the board");
-        e.game.play(Color::White, Move::Pass).unwrap();
+        e.play(Color::White, Move::Pass).unwrap();
     }
     assert_eq!(
-        e.game.board().get(a1),
+        e.game().board().get(a1),
         None,
         "the dead stone was not captured"
     );
@@ -215,10 +238,13 @@ fn a_sacrifice_that_kills_is_read_in_the_dead_stone_judgement() {
         (4, 0),
     ]);
     for seed in 1..=4 {
-        let mut e = engine(rules(7.5), &FALSE_SEKI, Color::Black, &[]);
-        e.settings.seed = seed;
-        assert_eq!(e.dead_stones(), corner, "seed {seed}");
-        assert_eq!(e.final_score().result_string(), "B+21.5", "seed {seed}");
+        let e = seeded_engine(seed, rules(7.5), &FALSE_SEKI, Color::Black, &[]);
+        assert_eq!(e.dead_stones(Stop::never()), corner, "seed {seed}");
+        assert_eq!(
+            e.final_score(Stop::never()).result_string(),
+            "B+21.5",
+            "seed {seed}"
+        );
     }
 }
 
@@ -234,18 +260,11 @@ fn a_finished_game_played_on_still_weighs_its_moves() {
         Color::Black,
         &[pass(Color::Black), pass(Color::White)],
     );
-    let mut config = e.settings.search_config();
+    let mut config = e.settings().search_config();
     config.threads = 1;
     let mut search = tengen::search::Search::new(config);
-    let limits = tengen::search::Limits {
-        playouts: Some(500),
-        time: None,
-        max_time: None,
-        early_stop: false,
-        stop: &|| false,
-        root_filter: None,
-    };
-    let a = search.run(&e.game, Color::Black, &limits);
+    let limits = tengen::search::Limits::playouts(500);
+    let a = search.run(e.game(), Color::Black, &limits);
     let below: u32 = a.candidates.iter().map(|c| c.visits).sum();
     assert!(
         below >= 490,
@@ -282,16 +301,19 @@ fn a_group_left_a_bent_four_in_the_corner_is_dead() {
         (8, 3),
     ]);
     let game = common::position(&BENT_FOUR, Color::White, rules(7.5));
-    let killed = tengen::engine::killed_by_sacrifice(game.board());
+    let killed = tengen::status::killed_by_sacrifice(game.board());
     assert_eq!(killed.len(), 1, "{killed:?}");
     let mut got = killed[0].0.clone();
     got.sort_unstable();
     assert_eq!(got, want);
     for seed in 1..=3 {
-        let mut e = engine(rules(7.5), &BENT_FOUR, Color::White, &[]);
-        e.settings.seed = seed;
-        assert_eq!(e.dead_stones(), want, "seed {seed}");
-        assert_eq!(e.final_score().result_string(), "B+17.5", "seed {seed}");
+        let e = seeded_engine(seed, rules(7.5), &BENT_FOUR, Color::White, &[]);
+        assert_eq!(e.dead_stones(Stop::never()), want, "seed {seed}");
+        assert_eq!(
+            e.final_score(Stop::never()).result_string(),
+            "B+17.5",
+            "seed {seed}"
+        );
     }
 }
 
@@ -312,7 +334,7 @@ fn a_true_seki_is_not_a_sacrifice() {
         ". X X X O . O . O",
     ];
     let game = common::position(&rows, Color::Black, rules(7.5));
-    assert!(tengen::engine::killed_by_sacrifice(game.board()).is_empty());
+    assert!(tengen::status::killed_by_sacrifice(game.board()).is_empty());
 }
 
 /// The points of (column, row) pairs, sorted as the dead-stone lists are.
@@ -344,7 +366,10 @@ fn answers_an_atari_in_a_won_game_with_no_dame_left() {
     let c5 = Move::Place(Point::from_coord(2, 4));
     let mut e = engine(rules(7.5), &rows, Color::Black, &[(Color::Black, c5)]);
     let b4 = Point::from_coord(1, 3);
-    assert_eq!(e.genmove(Color::White), Genmove::Place(b4));
+    assert_eq!(
+        e.genmove(Color::White, GenmoveOptions::default()),
+        Genmove::Place(b4)
+    );
 }
 
 /// From a 9x9 game against GNU Go (move 26): two walls split
@@ -366,7 +391,7 @@ fn does_not_pass_while_an_open_area_can_be_invaded() {
     ];
     let a4 = Move::Place(Point::from_coord(0, 3));
     let mut e = engine(rules(7.5), &rows, Color::Black, &[(Color::Black, a4)]);
-    let m = e.genmove(Color::White);
+    let m = e.genmove(Color::White, GenmoveOptions::default());
     assert!(matches!(m, Genmove::Place(_)), "{m:?}");
 }
 
@@ -385,15 +410,14 @@ fn an_early_pass_is_not_answered_with_a_pass() {
                 ..Settings::default()
             };
             let mut e = Engine::new(rules(7.5), settings);
-            e.game = tengen::Game::new(size, rules(7.5)).unwrap();
+            e.set_game(tengen::Game::new(size, rules(7.5)).unwrap());
             for &(c, r) in &stones {
-                e.game
-                    .play(Color::Black, Move::Place(Point::from_coord(c, r)))
+                e.play(Color::Black, Move::Place(Point::from_coord(c, r)))
                     .unwrap();
             }
-            e.game.play(passer, Move::Pass).unwrap();
+            e.play(passer, Move::Pass).unwrap();
             let mover = passer.opponent();
-            let m = e.genmove(mover);
+            let m = e.genmove(mover, GenmoveOptions::default());
             assert!(
                 matches!(m, Genmove::Place(_)),
                 "{size}x{size}, {passer:?} passed: {mover:?} answered {m:?}"
@@ -414,25 +438,25 @@ fn no_pass_after_a_pass_at_move(size: usize, n: usize) {
         ..Settings::default()
     };
     let mut builder = Engine::new(rules(7.5), settings(30));
-    builder.game = tengen::Game::new(size, rules(7.5)).unwrap();
+    builder.set_game(tengen::Game::new(size, rules(7.5)).unwrap());
     for _ in 1..n {
-        let c = builder.game.to_move();
-        if let Genmove::Resign = builder.genmove(c) {
+        let c = builder.game().to_move();
+        if let Genmove::Resign = builder.genmove(c, GenmoveOptions::default()) {
             panic!("a resignation while building the position");
         }
     }
-    let passer = builder.game.to_move();
-    builder.game.play(passer, Move::Pass).unwrap();
-    let board = builder.game.board();
+    let passer = builder.game().to_move();
+    builder.play(passer, Move::Pass).unwrap();
+    let board = builder.game().board();
     let stones = board.stone_count(Color::Black) + board.stone_count(Color::White);
     assert!(
         2 * stones < size * size,
         "the board is no longer mostly open"
     );
     let mut e = Engine::new(rules(7.5), settings(400));
-    e.game = builder.game.clone();
+    e.set_game(builder.game().clone());
     let mover = passer.opponent();
-    let m = e.genmove(mover);
+    let m = e.genmove(mover, GenmoveOptions::default());
     assert!(
         matches!(m, Genmove::Place(_)),
         "{size}x{size}, pass at move {n}: {mover:?} answered {m:?}"
@@ -492,7 +516,7 @@ fn no_pass_while_the_count_loses_and_points_are_left() {
         Color::White,
         &[(Color::White, Move::Pass)],
     );
-    match e.genmove(Color::Black) {
+    match e.genmove(Color::Black, GenmoveOptions::default()) {
         Genmove::Place(p) => assert_eq!(p.coord().0, 4, "{p:?} is not a dame"),
         m => panic!("Black answered {m:?}"),
     }
@@ -502,8 +526,11 @@ fn no_pass_while_the_count_loses_and_points_are_left() {
         Color::Black,
         &[(Color::Black, Move::Pass)],
     );
-    assert_eq!(e.genmove(Color::White), Genmove::Pass);
-    assert_eq!(e.final_score().result_string(), "W+0.5");
+    assert_eq!(
+        e.genmove(Color::White, GenmoveOptions::default()),
+        Genmove::Pass
+    );
+    assert_eq!(e.final_score(Stop::never()).result_string(), "W+0.5");
 }
 
 /// The resign streak (three moves in a row below `--resign`) belongs to one game: a
@@ -522,13 +549,22 @@ fn the_resign_streak_starts_afresh_in_a_new_game() {
             ..Settings::default()
         };
         let mut e = Engine::new(rules(7.5), settings);
-        e.game = tengen::Game::new(9, rules(7.5)).unwrap();
-        assert!(matches!(e.genmove(Color::Black), Genmove::Place(_)));
-        assert!(matches!(e.genmove(Color::Black), Genmove::Place(_)));
-        assert_eq!(e.genmove(Color::Black), Genmove::Resign);
+        e.set_game(tengen::Game::new(9, rules(7.5)).unwrap());
+        assert!(matches!(
+            e.genmove(Color::Black, GenmoveOptions::default()),
+            Genmove::Place(_)
+        ));
+        assert!(matches!(
+            e.genmove(Color::Black, GenmoveOptions::default()),
+            Genmove::Place(_)
+        ));
+        assert_eq!(
+            e.genmove(Color::Black, GenmoveOptions::default()),
+            Genmove::Resign
+        );
         let c = parse_command(command).command.unwrap();
         e.execute(c, &Context::new()).unwrap();
-        let m = e.genmove(Color::Black);
+        let m = e.genmove(Color::Black, GenmoveOptions::default());
         assert!(matches!(m, Genmove::Place(_)), "after {command}: {m:?}");
     }
 }

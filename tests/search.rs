@@ -1,7 +1,7 @@
 //! The search on positions with one clearly right answer, at small fixed playout counts
 //! and fixed seeds; determinism with one thread; tree reuse after a move.
 
-use tengen::engine::{Engine, Genmove, Settings};
+use tengen::engine::{Engine, Genmove, GenmoveOptions, Settings, Stop};
 use tengen::search::{Limits, Search, SearchConfig};
 use tengen::{Color, Game, Move, Point, Rules};
 
@@ -193,14 +193,17 @@ fn one_thread_is_deterministic_and_seeds_vary() {
         };
         settings.max_memory_mib = 32;
         let mut e = Engine::new(Rules::chinese(), settings);
-        e.game.resize(9);
+        e.resize(9);
         (0..8)
             .map(|i| {
-                e.genmove(if i % 2 == 0 {
-                    Color::Black
-                } else {
-                    Color::White
-                })
+                e.genmove(
+                    if i % 2 == 0 {
+                        Color::Black
+                    } else {
+                        Color::White
+                    },
+                    GenmoveOptions::default(),
+                )
             })
             .collect::<Vec<Genmove>>()
     };
@@ -262,16 +265,16 @@ fn dead_stones_come_from_the_search_and_count_for_the_owner() {
         ..Settings::default()
     };
     let mut engine = Engine::new(Rules::chinese(), settings);
-    engine.game = position(&FINISHED, Color::White);
-    engine.game.set_komi(0.5);
+    engine.set_game(position(&FINISHED, Color::White));
+    engine.set_komi(0.5);
     let a7 = Point::from_coord(0, 6);
     let j3 = Point::from_coord(8, 2);
     let mut want = vec![a7, j3];
     want.sort_unstable();
-    assert_eq!(engine.dead_stones(), want);
+    assert_eq!(engine.dead_stones(Stop::never()), want);
     // 36 points each; the dame column E counts to nobody.
-    assert_eq!(engine.final_score().result_string(), "W+0.5");
-    assert_eq!(engine.final_score().neutral, 9);
+    assert_eq!(engine.final_score(Stop::never()).result_string(), "W+0.5");
+    assert_eq!(engine.final_score(Stop::never()).neutral, 9);
     // Interrupted at once, on an engine with nothing cached (the one above would answer
     // from its cache and never run the interrupted search): still an answer at once, and
     // not cached: the full judgement after it runs its 20,000 playouts (tens of
@@ -282,12 +285,12 @@ fn dead_stones_come_from_the_search_and_count_for_the_owner() {
         ..Settings::default()
     };
     let mut fresh = Engine::new(Rules::chinese(), settings);
-    fresh.game = engine.game.clone();
+    fresh.set_game(engine.game().clone());
     let start = std::time::Instant::now();
-    assert!(fresh.dead_stones_until(&|| true).len() <= 2);
+    assert!(fresh.dead_stones(Stop::when(&|| true)).len() <= 2);
     let interrupted = start.elapsed();
     let start = std::time::Instant::now();
-    assert_eq!(fresh.dead_stones(), want);
+    assert_eq!(fresh.dead_stones(Stop::never()), want);
     let full = start.elapsed();
     assert!(
         full > std::time::Duration::from_millis(20) && full > interrupted,
@@ -305,12 +308,12 @@ fn dead_stones_ignore_the_passes_that_ended_the_game() {
     let mut game = position(&FINISHED, Color::White);
     game.play(Color::White, Move::Pass).unwrap();
     game.play(Color::Black, Move::Pass).unwrap();
-    engine.game = game;
+    engine.set_game(game);
     let a7 = Point::from_coord(0, 6);
     let j3 = Point::from_coord(8, 2);
     let mut want = vec![a7, j3];
     want.sort_unstable();
-    assert_eq!(engine.dead_stones(), want);
+    assert_eq!(engine.dead_stones(Stop::never()), want);
 }
 
 /// Seki on 4x4: Black (7 stones) and White (7 stones) share the liberties B3 and C2.
@@ -325,10 +328,10 @@ fn seki_stones_stay_and_their_liberties_count_to_nobody() {
             ..Settings::default()
         };
         let mut engine = Engine::new(Rules::chinese(), settings);
-        engine.game = position(&SEKI, Color::Black);
-        engine.game.set_komi(0.5);
-        assert_eq!(engine.dead_stones(), vec![], "seed {seed}");
-        let s = engine.final_score();
+        engine.set_game(position(&SEKI, Color::Black));
+        engine.set_komi(0.5);
+        assert_eq!(engine.dead_stones(Stop::never()), vec![], "seed {seed}");
+        let s = engine.final_score(Stop::never());
         assert_eq!(
             (s.black_area, s.white_area, s.neutral),
             (7, 7, 2),

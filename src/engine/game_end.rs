@@ -477,3 +477,32 @@ pub(super) fn atari_saves(board: &Board, color: Color, keep: &dyn Fn(Point) -> b
     }
     out.to_vec()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn saves_a_chain_in_atari_by_capturing_where_extending_fails() {
+        // From a 9x9 game against Pachi: White's C8 has put Black's C9 in
+        // atari. B9 leaves it in atari; E9 captures D9 and saves it. Black's G3 is in
+        // atari too, and G4 saves it.
+        let rows = [
+            "O.XO.....",
+            "O.OX.....",
+            ".XO......",
+            "OOOXXX...",
+            ".OOXO.X..",
+            "OXXOO....",
+            ".XO.OOXO.",
+            "XXOOXXOO.",
+            ".O.O.....",
+        ];
+        let b = Board::from_rows(&rows).unwrap();
+        assert_eq!(
+            atari_saves(&b, Color::Black, &|_| true),
+            vec![Point::from_coord(6, 3), Point::from_coord(4, 8)]
+        );
+        assert_eq!(atari_saves(&b, Color::Black, &|_| false), vec![]);
+    }
+}

@@ -17,14 +17,10 @@ use super::error::GtpError;
 use super::parse::{color, color_name, float, gtp_move, int, is_word_char, string, vertex};
 use super::parse::{GtpMove, Vertex};
 use crate::board::Color;
+use crate::time::TimeSystem;
 
-/// The status argument of `final_status_list`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Status {
-    Alive,
-    Dead,
-    Seki,
-}
+/// The status argument of `final_status_list`: the judgement's own [`Status`].
+pub use crate::status::Status;
 
 impl Status {
     /// The GTP spelling: `alive`, `dead` or `seki`.
@@ -40,46 +36,6 @@ impl Status {
 impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-/// The argument of `kgs-time_settings`. Times are in seconds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum KgsTime {
-    /// `none`: no time limit.
-    None,
-    /// `absolute MAIN`: sudden death.
-    Absolute { main: u32 },
-    /// `byoyomi MAIN PERIOD_TIME PERIODS`: Japanese byo-yomi.
-    Byoyomi {
-        main: u32,
-        period_time: u32,
-        periods: u32,
-    },
-    /// `canadian MAIN PERIOD_TIME STONES`: `stones` moves per period.
-    Canadian {
-        main: u32,
-        period_time: u32,
-        stones: u32,
-    },
-}
-
-impl fmt::Display for KgsTime {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            KgsTime::None => f.write_str("none"),
-            KgsTime::Absolute { main } => write!(f, "absolute {main}"),
-            KgsTime::Byoyomi {
-                main,
-                period_time,
-                periods,
-            } => write!(f, "byoyomi {main} {period_time} {periods}"),
-            KgsTime::Canadian {
-                main,
-                period_time,
-                stones,
-            } => write!(f, "canadian {main} {period_time} {stones}"),
-        }
     }
 }
 
@@ -267,7 +223,7 @@ pub enum Command {
         time: i64,
         stones: u32,
     },
-    KgsTimeSettings(KgsTime),
+    KgsTimeSettings(Option<TimeSystem>),
     FinalScore,
     /// `tengen-final_score_stones`: `final_score` in the rules' own words ("Black wins by
     /// 3/4 stone").
@@ -410,7 +366,8 @@ impl fmt::Display for Command {
                 time,
                 stones,
             } => write!(f, " {} {time} {stones}", color_name(*color)),
-            Command::KgsTimeSettings(t) => write!(f, " {t}"),
+            Command::KgsTimeSettings(Some(t)) => write!(f, " {t}"),
+            Command::KgsTimeSettings(None) => write!(f, " none"),
             Command::FinalStatusList(s) => write!(f, " {s}"),
             Command::Loadsgf { file, move_number } => {
                 write!(f, " {file}")?;
@@ -582,21 +539,27 @@ fn color_moves(input: &str) -> IResult<&str, Vec<(Color, GtpMove)>> {
     separated_list0(space1, (color, preceded(space1, gtp_move))).parse(input)
 }
 
-fn kgs_time(input: &str) -> IResult<&str, KgsTime> {
+/// The `kgs-time_settings` argument: `none` (no limit) or a time system in whole
+/// seconds.
+fn kgs_time(input: &str) -> IResult<&str, Option<TimeSystem>> {
     alt((
-        value(KgsTime::None, (tag_no_case("none"), eof)),
+        value(None, (tag_no_case("none"), eof)),
         map(preceded(keyword("absolute", ()), seconds), |main| {
-            KgsTime::Absolute { main }
+            Some(TimeSystem::Absolute {
+                main: f64::from(main),
+            })
         }),
         map(
             preceded(
                 keyword("byoyomi", ()),
                 (seconds, then(seconds), then(stones)),
             ),
-            |(main, period_time, periods)| KgsTime::Byoyomi {
-                main,
-                period_time,
-                periods,
+            |(main, period_time, periods)| {
+                Some(TimeSystem::Byoyomi {
+                    main: f64::from(main),
+                    period_time: f64::from(period_time),
+                    periods,
+                })
             },
         ),
         map(
@@ -604,10 +567,12 @@ fn kgs_time(input: &str) -> IResult<&str, KgsTime> {
                 keyword("canadian", ()),
                 (seconds, then(seconds), then(stones)),
             ),
-            |(main, period_time, stones)| KgsTime::Canadian {
-                main,
-                period_time,
-                stones,
+            |(main, period_time, stones)| {
+                Some(TimeSystem::Canadian {
+                    main: f64::from(main),
+                    period_time: f64::from(period_time),
+                    stones,
+                })
             },
         ),
     ))
@@ -1197,21 +1162,18 @@ mod tests {
                 stones: 0
             }
         );
-        assert_eq!(
-            ok("kgs-time_settings none"),
-            Command::KgsTimeSettings(KgsTime::None)
-        );
+        assert_eq!(ok("kgs-time_settings none"), Command::KgsTimeSettings(None));
         assert_eq!(
             ok("kgs-time_settings absolute 300"),
-            Command::KgsTimeSettings(KgsTime::Absolute { main: 300 })
+            Command::KgsTimeSettings(Some(TimeSystem::Absolute { main: 300.0 }))
         );
         assert_eq!(
             ok("kgs-time_settings canadian 600 300 25"),
-            Command::KgsTimeSettings(KgsTime::Canadian {
-                main: 600,
-                period_time: 300,
+            Command::KgsTimeSettings(Some(TimeSystem::Canadian {
+                main: 600.0,
+                period_time: 300.0,
                 stones: 25
-            })
+            }))
         );
         assert_eq!(
             ok("final_status_list seki"),

@@ -2,16 +2,17 @@
 //! GTP vertices and board points and producing the reply texts. No stdin/stdout here
 //! (details of refusals go to stderr), so it is unit-testable.
 use super::analysis;
-use super::command::{Command, GoguiShow, KgsTime, Status};
+use super::command::{Command, GoguiShow, Status};
 use super::error::GtpError;
 use super::parse::{GtpMove, Vertex};
 use super::serve::{Context, Executor, Reply};
-use crate::board::{Board, Move, Point, NUM_CELLS};
-use crate::engine::{self, Clock, Engine, Genmove, TimeControl};
+use crate::board::{Board, Move, Point};
+use crate::engine::{AnalyzeOptions, Engine, Genmove, GenmoveOptions, Stop};
 use crate::game::SetupError;
 use crate::record::{diagram, game_from_record, record_of};
 use crate::search::Reporter;
 use crate::sgf;
+use crate::time::{Clock, TimeSystem};
 
 /// The engine's GTP name.
 pub const NAME: &str = "Tengen";
@@ -73,51 +74,21 @@ fn cpu_seconds() -> f64 {
     ticks / 100.0
 }
 
-/// Chains (one per line, vertices separated by spaces) whose status is `status`: dead as
-/// the engine judges them; seki when alive with no liberty in its own area and every
-/// liberty in a small region (at most two points) shared with the opponent, as the shared
-/// liberties of a seki are; alive otherwise (an unsettled chain counts as alive).
-fn status_list(engine: &Engine, status: Status, stop: &(dyn Fn() -> bool + Sync)) -> String {
-    let board = engine.game.board();
-    let dead = engine.dead_stones_until(stop);
-    let (owner, region_size) = crate::score::regions(board, &dead);
-    let mut lines = Vec::new();
-    let mut seen = vec![false; NUM_CELLS];
-    for p in board.points() {
-        if board.get(p).is_none() {
-            continue;
-        }
-        if seen[p.index()] {
-            continue;
-        }
-        let chain = board.chain(p);
-        for s in &chain {
-            seen[s.index()] = true;
-        }
-        let is_dead = dead.binary_search(&p).is_ok();
-        let libs = board.liberties(p);
-        let is_seki = !is_dead
-            && !libs.is_empty()
-            && libs
-                .iter()
-                .all(|l| owner[l.index()] == 3 && region_size[l.index()] <= 2);
-        let s = if is_dead {
-            Status::Dead
-        } else if is_seki {
-            Status::Seki
-        } else {
-            Status::Alive
-        };
-        if s == status {
-            lines.push(vertex_list(chain));
-        }
-    }
+/// Chains (one per line, vertices separated by spaces) whose status is `status`, as the
+/// engine judges them ([`crate::status::chain_statuses`]).
+fn status_list(engine: &Engine, status: Status, stop: Stop<'_>) -> String {
+    let lines: Vec<String> = engine
+        .chain_statuses(stop)
+        .into_iter()
+        .filter(|(s, _)| *s == status)
+        .map(|(_, chain)| vertex_list(chain))
+        .collect();
     lines.join("\n")
 }
 
 impl Executor for Engine {
     fn idle(&mut self, ctx: &Context) {
-        self.ponder(&|| ctx.idle_over());
+        self.ponder(Stop::when(&|| ctx.idle_over()));
     }
 
     fn execute_streamed(
@@ -131,8 +102,8 @@ impl Executor for Engine {
             Command::GenmoveAnalyze(f, a) => (f, a, true),
             other => return self.execute(other, ctx),
         };
-        let color = args.color.unwrap_or_else(|| self.game.to_move());
-        let board = self.game.board().clone();
+        let color = args.color.unwrap_or_else(|| self.game().to_move());
+        let board = self.game().board().clone();
         let interval = std::time::Duration::from_millis(10 * args.interval as u64);
         // `=` at once, once the arguments are known good.
         out("");
@@ -141,12 +112,15 @@ impl Executor for Engine {
         };
         if genmove {
             // The move ends the response. Not stopped by input, only by `# interrupt`.
-            let m = self.genmove_analyze(
+            let m = self.genmove(
                 color,
-                &|| ctx.interrupted(),
-                Reporter {
-                    interval,
-                    sink: &mut sink,
+                GenmoveOptions {
+                    stop: Stop::when(&|| ctx.interrupted()),
+                    report: Some(Reporter {
+                        interval,
+                        sink: &mut sink,
+                    }),
+                    ..GenmoveOptions::default()
                 },
             );
             return Ok(format!("play {}", genmove_text(m)).into());
@@ -156,18 +130,21 @@ impl Executor for Engine {
         let stop = || ctx.line_arrived() || ctx.interrupted() || ctx.input_closed();
         self.analyze(
             color,
-            &stop,
-            if restricted { Some(&filter) } else { None },
-            Reporter {
-                interval,
-                sink: &mut sink,
+            AnalyzeOptions {
+                stop: Stop::when(&stop),
+                root_filter: if restricted { Some(&filter) } else { None },
+                report: Some(Reporter {
+                    interval,
+                    sink: &mut sink,
+                }),
+                move_time: false,
             },
         );
         Ok(Reply::empty())
     }
 
     fn execute(&mut self, command: Command, ctx: &Context) -> Result<Reply, GtpError> {
-        let size = self.game.size();
+        let size = self.game().size();
         match command {
             // Answered by `serve` before they reach an executor; the same answer here for
             // callers that drive the executor directly.
@@ -180,7 +157,7 @@ impl Executor for Engine {
                 self.execute_streamed(c, ctx, &mut |_| {})
             }
             Command::Name => Ok(NAME.into()),
-            Command::Version => Ok(if self.settings.lizzie {
+            Command::Version => Ok(if self.settings().lizzie {
                 format!(
                     "0.15 (Leela Zero 0.15 analysis; Tengen {})",
                     env!("CARGO_PKG_VERSION")
@@ -191,62 +168,88 @@ impl Executor for Engine {
             .into()),
             Command::Quit => Ok(Reply::empty().and_quit()),
             Command::Boardsize(n) => {
-                if self.game.resize(n as usize) {
+                if self.resize(n as usize) {
                     Ok(Reply::empty())
                 } else {
                     Err(GtpError::UnacceptableSize)
                 }
             }
             Command::ClearBoard => {
-                self.game.clear();
+                self.clear();
                 Ok(Reply::empty())
             }
             Command::Komi(k) => {
-                self.game.set_komi(k);
+                self.set_komi(k);
                 Ok(Reply::empty())
             }
             Command::Play(color, m) => {
-                let mv = move_of(self.game.board(), m).ok_or_else(|| {
+                let mv = move_of(self.game().board(), m).ok_or_else(|| {
                     crate::log!(1, "play {m}: off the {size}x{size} board");
                     GtpError::IllegalMove
                 })?;
-                self.game.play(color, mv).map_err(|e| {
+                self.play(color, mv).map_err(|e| {
                     crate::log!(1, "play {m}: {e}");
                     GtpError::IllegalMove
                 })?;
                 Ok(Reply::empty())
             }
-            Command::Genmove(color) if self.settings.live_gfx => {
+            Command::Genmove(color) if self.settings().live_gfx => {
                 // GoGui's live graphics: the search so far on stderr twice a second.
-                let board = self.game.board().clone();
+                let board = self.game().board().clone();
                 let mut sink = |a: &crate::search::Analysis| {
                     crate::log::raw(&format!(
                         "gogui-gfx:\n{}\n\n",
                         analysis::gogui_show(GoguiShow::BestMovesGfx, a, &board)
                     ));
                 };
-                let m = self.genmove_analyze(
+                let m = self.genmove(
                     color,
-                    &|| ctx.interrupted(),
-                    Reporter {
-                        interval: std::time::Duration::from_millis(500),
-                        sink: &mut sink,
+                    GenmoveOptions {
+                        stop: Stop::when(&|| ctx.interrupted()),
+                        report: Some(Reporter {
+                            interval: std::time::Duration::from_millis(500),
+                            sink: &mut sink,
+                        }),
+                        ..GenmoveOptions::default()
                     },
                 );
                 crate::log::raw("gogui-gfx: CLEAR\n");
                 Ok(genmove_text(m).into())
             }
             Command::Genmove(color) => {
-                Ok(genmove_text(self.genmove_until(color, &|| ctx.interrupted())).into())
+                let m = self.genmove(
+                    color,
+                    GenmoveOptions {
+                        stop: Stop::when(&|| ctx.interrupted()),
+                        ..GenmoveOptions::default()
+                    },
+                );
+                Ok(genmove_text(m).into())
             }
             Command::KgsGenmoveCleanup(color) => {
-                Ok(genmove_text(self.genmove_cleanup_until(color, &|| ctx.interrupted())).into())
+                let m = self.genmove(
+                    color,
+                    GenmoveOptions {
+                        stop: Stop::when(&|| ctx.interrupted()),
+                        cleanup: true,
+                        ..GenmoveOptions::default()
+                    },
+                );
+                Ok(genmove_text(m).into())
             }
             Command::RegGenmove(color) => {
-                Ok(genmove_text(self.generate_until(color, &|| ctx.interrupted())).into())
+                let m = self.genmove(
+                    color,
+                    GenmoveOptions {
+                        stop: Stop::when(&|| ctx.interrupted()),
+                        dry_run: true,
+                        ..GenmoveOptions::default()
+                    },
+                );
+                Ok(genmove_text(m).into())
             }
             Command::Undo => {
-                if self.game.undo() {
+                if self.undo() {
                     Ok(Reply::empty())
                 } else {
                     Err(GtpError::CannotUndo)
@@ -254,33 +257,33 @@ impl Executor for Engine {
             }
             Command::GgUndo(n) => {
                 let n = n.unwrap_or(1) as usize;
-                if n > self.game.moves().len() {
+                if n > self.game().moves().len() {
                     return Err(GtpError::CannotUndo);
                 }
                 for _ in 0..n {
-                    self.game.undo();
+                    self.undo();
                 }
                 Ok(Reply::empty())
             }
             Command::FixedHandicap(n) => {
-                let pts = engine::fixed_handicap_points(size, n as usize)
+                let pts = crate::handicap::fixed_handicap_points(size, n as usize)
                     .ok_or(GtpError::InvalidNumberOfStones)?;
                 self.place_handicap(&pts)
             }
             Command::PlaceFreeHandicap(n) => {
-                let pts = engine::free_handicap_points(size, n as usize)
+                let pts = crate::handicap::free_handicap_points(size, n as usize)
                     .ok_or(GtpError::InvalidNumberOfStones)?;
                 self.place_handicap(&pts)
             }
             Command::SetFreeHandicap(list) => {
                 let mut pts = Vec::with_capacity(list.len());
                 for m in list {
-                    match move_of(self.game.board(), m) {
+                    match move_of(self.game().board(), m) {
                         Some(Move::Place(p)) => pts.push(p),
                         _ => return Err(GtpError::BadVertexList),
                     }
                 }
-                self.game.set_handicap(&pts).map_err(|e| match e {
+                self.set_handicap(&pts).map_err(|e| match e {
                     SetupError::BoardNotEmpty => GtpError::BoardNotEmpty,
                     SetupError::BadPoints => GtpError::BadVertexList,
                 })?;
@@ -291,37 +294,15 @@ impl Executor for Engine {
                 byo_yomi_time,
                 byo_yomi_stones,
             } => {
-                self.set_time_control(TimeControl::from_gtp(
+                self.set_time_system(TimeSystem::from_gtp(
                     main_time as f64,
                     byo_yomi_time as f64,
                     byo_yomi_stones,
                 ));
                 Ok(Reply::empty())
             }
-            Command::KgsTimeSettings(k) => {
-                let tc = match k {
-                    KgsTime::None => TimeControl::None,
-                    KgsTime::Absolute { main } => TimeControl::Absolute { main: main as f64 },
-                    KgsTime::Byoyomi {
-                        main,
-                        period_time,
-                        periods,
-                    } => TimeControl::Byoyomi {
-                        main: main as f64,
-                        period_time: period_time as f64,
-                        periods,
-                    },
-                    KgsTime::Canadian {
-                        main,
-                        period_time,
-                        stones,
-                    } => TimeControl::Canadian {
-                        main: main as f64,
-                        period_time: period_time as f64,
-                        stones,
-                    },
-                };
-                self.set_time_control(tc);
+            Command::KgsTimeSettings(system) => {
+                self.set_time_system(system);
                 Ok(Reply::empty())
             }
             Command::TimeLeft {
@@ -329,25 +310,28 @@ impl Executor for Engine {
                 time,
                 stones,
             } => {
-                self.clocks[color.index()] = Some(Clock {
-                    seconds: time.max(0) as f64,
-                    stones,
-                });
+                self.set_time_left(
+                    color,
+                    Clock {
+                        seconds: time.max(0) as f64,
+                        stones,
+                    },
+                );
                 Ok(Reply::empty())
             }
             // Both stop judging dead stones on `# interrupt` and answer from the playouts
             // run so far.
             Command::FinalScore => Ok(self
-                .final_score_until(&|| ctx.interrupted())
+                .final_score(Stop::when(&|| ctx.interrupted()))
                 .result_string()
                 .into()),
             Command::FinalScoreStones => Ok(self
-                .final_score_until(&|| ctx.interrupted())
+                .final_score(Stop::when(&|| ctx.interrupted()))
                 .in_stones()
                 .into()),
             Command::TengenState => Ok(self.state_text().into()),
             Command::FinalStatusList(status) => {
-                Ok(status_list(self, status, &|| ctx.interrupted()).into())
+                Ok(status_list(self, status, Stop::when(&|| ctx.interrupted())).into())
             }
             Command::Loadsgf { file, move_number } => {
                 let path = std::path::Path::new(&file);
@@ -355,15 +339,15 @@ impl Executor for Engine {
                     crate::log!(1, "loadsgf {file}: {e}");
                     GtpError::CannotLoadFile
                 })?;
-                let game = game_from_record(&rec, &self.game, move_number).map_err(|e| {
+                let game = game_from_record(&rec, self.game(), move_number).map_err(|e| {
                     crate::log!(1, "loadsgf {file}: {e}");
                     GtpError::CannotLoadFile
                 })?;
-                self.game = game;
+                self.set_game(game);
                 Ok(Reply::empty())
             }
             Command::Printsgf(file) => {
-                let text = sgf::write_record(&record_of(&self.game));
+                let text = sgf::write_record(&record_of(self.game()));
                 match file {
                     None => Ok(text.into()),
                     Some(f) => {
@@ -375,24 +359,24 @@ impl Executor for Engine {
                     }
                 }
             }
-            Command::Showboard => Ok(format!("\n{}", diagram(&self.game)).into()),
+            Command::Showboard => Ok(format!("\n{}", diagram(self.game())).into()),
             Command::Cputime => Ok(format!("{:.3}", cpu_seconds()).into()),
             Command::GoguiInterrupt => Ok(Reply::empty()),
             Command::IsLegal(color, m) => {
-                let legal = move_of(self.game.board(), m)
-                    .is_some_and(|mv| self.game.check(color, mv).is_ok());
+                let legal = move_of(self.game().board(), m)
+                    .is_some_and(|mv| self.game().check(color, mv).is_ok());
                 Ok(if legal { "1" } else { "0" }.into())
             }
-            Command::AllLegal(color) => Ok(vertex_list(self.game.legal_points(color)).into()),
+            Command::AllLegal(color) => Ok(vertex_list(self.game().legal_points(color)).into()),
             Command::ListStones(color) => {
-                let b = self.game.board();
+                let b = self.game().board();
                 let pts: Vec<Point> = b.points().filter(|&p| b.get(p) == Some(color)).collect();
                 Ok(vertex_list(pts).into())
             }
-            Command::Captures(color) => Ok(self.game.board().captures(color).to_string().into()),
+            Command::Captures(color) => Ok(self.game().board().captures(color).to_string().into()),
             Command::GoguiAnalyzeCommands => Ok(analysis::GOGUI_ANALYZE_COMMANDS.into()),
             Command::GoguiPlaySequence(list) => {
-                let mut game = self.game.clone();
+                let mut game = self.game().clone();
                 for (color, m) in list {
                     let mv = move_of(game.board(), m).ok_or(GtpError::IllegalMove)?;
                     game.play(color, mv).map_err(|e| {
@@ -400,12 +384,12 @@ impl Executor for Engine {
                         GtpError::IllegalMove
                     })?;
                 }
-                self.game = game;
+                self.set_game(game);
                 Ok(Reply::empty())
             }
             Command::GoguiSetup(list) => {
-                let b = self.game.board();
-                if !self.game.moves().is_empty()
+                let b = self.game().board();
+                if !self.game().moves().is_empty()
                     || b.stone_count(crate::board::Color::Black)
                         + b.stone_count(crate::board::Color::White)
                         > 0
@@ -421,26 +405,33 @@ impl Executor for Engine {
                         _ => return Err(GtpError::Other("bad vertex list".into())),
                     }
                 }
-                let to_move = self.game.to_move();
-                self.game.set_position(&stones, to_move);
+                let to_move = self.game().to_move();
+                self.set_position(&stones, to_move);
                 Ok(Reply::empty())
             }
             Command::GoguiSetupPlayer(color) => {
-                if self.game.set_first_to_move(color) {
+                if self.set_first_to_move(color) {
                     Ok(Reply::empty())
                 } else {
                     Err(GtpError::Other("moves already played".into()))
                 }
             }
             Command::GoguiShow(what) => {
-                let color = self.game.to_move();
+                let color = self.game().to_move();
                 let a = self
-                    .think(color, &|| ctx.interrupted())
+                    .analyze(
+                        color,
+                        AnalyzeOptions {
+                            stop: Stop::when(&|| ctx.interrupted()),
+                            move_time: true,
+                            ..AnalyzeOptions::default()
+                        },
+                    )
                     .ok_or_else(|| GtpError::Other("no search (--player random)".into()))?;
-                Ok(analysis::gogui_show(what, &a, self.game.board()).into())
+                Ok(analysis::gogui_show(what, &a, self.game().board()).into())
             }
             Command::Countlib(v) => {
-                let b = self.game.board();
+                let b = self.game().board();
                 let p = point_of(b, v).ok_or(GtpError::Other("invalid coordinate".into()))?;
                 if b.get(p).is_none() {
                     return Err(GtpError::Other("vertex must not be empty".into()));
@@ -454,7 +445,7 @@ impl Executor for Engine {
 impl Engine {
     fn place_handicap(&mut self, pts: &[(usize, usize)]) -> Result<Reply, GtpError> {
         let points: Vec<Point> = pts.iter().map(|&(c, r)| Point::from_coord(c, r)).collect();
-        self.game.set_handicap(&points).map_err(|e| match e {
+        self.set_handicap(&points).map_err(|e| match e {
             SetupError::BoardNotEmpty => GtpError::BoardNotEmpty,
             SetupError::BadPoints => GtpError::InvalidNumberOfStones,
         })?;

@@ -11,8 +11,8 @@ pub mod preprocess;
 pub mod serve;
 
 pub use command::{
-    is_known_command, list_commands, parse_command, Command, CommandSpec, KgsTime, ParseError,
-    ParsedLine, Status, SyntaxError, COMMANDS,
+    is_known_command, list_commands, parse_command, Command, CommandSpec, ParseError, ParsedLine,
+    Status, SyntaxError, COMMANDS,
 };
 pub use error::GtpError;
 pub use parse::{color_name, GtpMove, Vertex};

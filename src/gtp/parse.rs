@@ -42,7 +42,7 @@ impl Vertex {
 
     /// The column letter, upper case, skipping `I`; `?` for a column past `Z`.
     pub fn column_letter(self) -> char {
-        crate::record::column_letter(self.col as usize)
+        crate::notation::column_letter(self.col as usize)
     }
 }
 
@@ -84,21 +84,7 @@ impl FromStr for GtpMove {
     }
 }
 
-/// The GTP name of a colour: `black` or `white`.
-pub fn color_name(color: Color) -> &'static str {
-    match color {
-        Color::Black => "black",
-        Color::White => "white",
-    }
-}
-
-/// The one-letter form of a colour: `B` or `W` (as in `showboard` or SGF).
-pub fn color_letter(color: Color) -> char {
-    match color {
-        Color::Black => 'B',
-        Color::White => 'W',
-    }
-}
+pub use crate::notation::{color_letter, color_name};
 
 /// Runs `parser` on all of `s`, failing on trailing text; the error owns its input so it
 /// can outlive `s`.

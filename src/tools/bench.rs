@@ -111,20 +111,7 @@ pub struct BenchArgs {
 
 /// The options of `bench` that only `--search` uses, and those it does not use: given on
 /// the command line with the other mode, they would be ignored, so they are refused.
-pub const SEARCH_ONLY: &[&str] = &[
-    "playouts",
-    "max_memory",
-    "policy",
-    "expand_visits",
-    "rave_equiv",
-    "score_bonus",
-    "explore",
-    "prior_learned",
-    "prior_power",
-    "prior_even",
-    "prior_tactics",
-    "playout_self_atari",
-];
+pub const SEARCH_ONLY: &[&str] = &["playouts", "max_memory", "set"];
 pub const PLAYOUTS_ONLY: &[&str] = &["seconds"];
 
 /// Runs the bench, one line per size on stdout.
@@ -137,7 +124,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                 max_memory_mib: args.max_memory,
                 ..Settings::default()
             };
-            args.tuning.apply(&mut settings.search);
+            args.tuning.apply(&mut settings);
             let mut game = Game::new(size, Rules::chinese())
                 .ok_or_else(|| anyhow::anyhow!("size {size} is not in 2..=25"))?;
             game.set_komi(7.5);

@@ -10,7 +10,7 @@ use clap::Args;
 
 use crate::board::{Color, Move};
 use crate::cli::PlayArgs;
-use crate::engine::Genmove;
+use crate::engine::{Genmove, GenmoveOptions, Stop};
 use crate::gtp::color_name;
 use crate::record::{diagram, move_text, record_of};
 use crate::sgf;
@@ -38,7 +38,7 @@ pub struct SelfplayArgs {
 /// Plays the game; the result text (`B+3.5`, `W+R`).
 pub fn run(args: &SelfplayArgs) -> anyhow::Result<String> {
     let mut engine = args.engine.engine();
-    if !engine.game.resize(args.size) {
+    if !engine.resize(args.size) {
         anyhow::bail!("board size {} is not in 2..={}", args.size, crate::MAX_SIZE);
     }
     let max_moves = args.max_moves.unwrap_or(3 * args.size * args.size);
@@ -47,19 +47,19 @@ pub fn run(args: &SelfplayArgs) -> anyhow::Result<String> {
         err,
         "Tengen {} plays itself: {n}x{n}, komi {}, {} rules",
         env!("CARGO_PKG_VERSION"),
-        engine.game.komi(),
-        engine.game.rules().name,
+        engine.game().komi(),
+        engine.game().rules().name,
         n = args.size
     );
     let start = Instant::now();
     let mut times: Vec<f64> = Vec::new();
     let mut result = None;
-    while !engine.game.is_over() && engine.game.moves().len() < max_moves {
-        let color = engine.game.to_move();
+    while !engine.game().is_over() && engine.game().moves().len() < max_moves {
+        let color = engine.game().to_move();
         let t0 = Instant::now();
-        let m = engine.genmove(color);
+        let m = engine.genmove(color, GenmoveOptions::default());
         let took = t0.elapsed().as_secs_f64();
-        let n = engine.game.moves().len();
+        let n = engine.game().moves().len();
         let text = match m {
             Genmove::Resign => "resign".to_string(),
             Genmove::Pass => move_text(Move::Pass),
@@ -73,21 +73,21 @@ pub fn run(args: &SelfplayArgs) -> anyhow::Result<String> {
         }
         times.push(took);
         if !args.quiet {
-            let _ = writeln!(err, "{}", diagram(&engine.game));
+            let _ = writeln!(err, "{}", diagram(engine.game()));
         }
     }
-    let result = result.unwrap_or_else(|| engine.final_score().result_string());
+    let result = result.unwrap_or_else(|| engine.final_score(Stop::never()).result_string());
     let total: f64 = times.iter().sum();
     let longest = times.iter().cloned().fold(0.0, f64::max);
     let words = crate::score::result_in_words(&result).unwrap_or_else(|| result.clone());
     let _ = writeln!(
         err,
         "result {result} ({words}) after {} moves, {:.1} s (mean move {:.3} s, longest {longest:.3} s)",
-        engine.game.moves().len(),
+        engine.game().moves().len(),
         start.elapsed().as_secs_f64(),
         total / times.len().max(1) as f64
     );
-    let mut rec = record_of(&engine.game);
+    let mut rec = record_of(engine.game());
     let name = format!("Tengen {}", env!("CARGO_PKG_VERSION"));
     rec.info = vec![
         ("PB".into(), name.clone()),

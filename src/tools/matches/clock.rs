@@ -1,127 +1,7 @@
 //! The runner's own clocks: what each engine is told with `time_settings` / `time_left`,
 //! and when its flag falls. Seconds throughout.
 
-/// A time system as `--time` gives it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum TimeSystem {
-    /// `absolute M`: M seconds for the whole game.
-    Absolute { main: f64 },
-    /// `byoyomi M P N`: main time M, then N periods of P seconds; a move that ends within
-    /// a period keeps it, every period overrun is lost.
-    Byoyomi {
-        main: f64,
-        period: f64,
-        periods: u32,
-    },
-    /// `canadian M T S`: main time M, then S moves in every T seconds.
-    Canadian { main: f64, period: f64, stones: u32 },
-}
-
-impl TimeSystem {
-    /// Parses `absolute M`, `byoyomi M P N` or `canadian M T S`.
-    pub fn parse(s: &str) -> Result<TimeSystem, String> {
-        let words: Vec<&str> = s.split_whitespace().collect();
-        let num = |i: usize| -> Result<f64, String> {
-            words
-                .get(i)
-                .and_then(|w| w.parse::<f64>().ok())
-                .filter(|v| crate::limits::seconds_ok(*v) && v.fract() == 0.0)
-                .ok_or_else(|| format!("bad number in time system {s:?} (whole seconds)"))
-        };
-        let count = |i: usize| -> Result<u32, String> {
-            words
-                .get(i)
-                .and_then(|w| w.parse::<u32>().ok())
-                .filter(|&v| v >= 1 && crate::limits::stones_ok(u64::from(v)))
-                .ok_or_else(|| format!("bad count in time system {s:?} (need 1 or more)"))
-        };
-        let kind = words.first().map(|w| w.to_ascii_lowercase());
-        let sys = match (kind.as_deref(), words.len()) {
-            (Some("absolute"), 2) => TimeSystem::Absolute { main: num(1)? },
-            (Some("byoyomi"), 4) => TimeSystem::Byoyomi {
-                main: num(1)?,
-                period: num(2)?,
-                periods: count(3)?,
-            },
-            (Some("canadian"), 4) => TimeSystem::Canadian {
-                main: num(1)?,
-                period: num(2)?,
-                stones: count(3)?,
-            },
-            _ => {
-                return Err(format!(
-                    "time system {s:?}: use 'absolute M', 'byoyomi M P N' or 'canadian M T S'"
-                ))
-            }
-        };
-        Ok(sys)
-    }
-
-    /// `--time-per-move S`: Canadian, one stone every S seconds, no main time.
-    pub fn per_move(seconds: f64) -> TimeSystem {
-        TimeSystem::Canadian {
-            main: 0.0,
-            period: seconds,
-            stones: 1,
-        }
-    }
-
-    /// The GTP v2 `time_settings` arguments (Canadian by nature; byo-yomi is sent as one
-    /// stone a period, which is what a byo-yomi period is while periods last).
-    pub fn time_settings(&self) -> String {
-        match *self {
-            TimeSystem::Absolute { main } => format!("time_settings {} 0 0", main as u64),
-            TimeSystem::Byoyomi { main, period, .. } => {
-                format!("time_settings {} {} 1", main as u64, period as u64)
-            }
-            TimeSystem::Canadian {
-                main,
-                period,
-                stones,
-            } => format!("time_settings {} {} {stones}", main as u64, period as u64),
-        }
-    }
-
-    /// The `kgs-time_settings` form, for engines that know it (byo-yomi only needs it).
-    pub fn kgs_time_settings(&self) -> String {
-        match *self {
-            TimeSystem::Absolute { main } => format!("kgs-time_settings absolute {}", main as u64),
-            TimeSystem::Byoyomi {
-                main,
-                period,
-                periods,
-            } => format!(
-                "kgs-time_settings byoyomi {} {} {periods}",
-                main as u64, period as u64
-            ),
-            TimeSystem::Canadian {
-                main,
-                period,
-                stones,
-            } => format!(
-                "kgs-time_settings canadian {} {} {stones}",
-                main as u64, period as u64
-            ),
-        }
-    }
-
-    /// A short text for tables and SGF comments.
-    pub fn describe(&self) -> String {
-        match *self {
-            TimeSystem::Absolute { main } => format!("absolute {main}"),
-            TimeSystem::Byoyomi {
-                main,
-                period,
-                periods,
-            } => format!("byoyomi {main} {period} {periods}"),
-            TimeSystem::Canadian {
-                main,
-                period,
-                stones,
-            } => format!("canadian {main} {period} {stones}"),
-        }
-    }
-}
+use crate::time::TimeSystem;
 
 /// One player's clock.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -143,14 +23,14 @@ impl Clock {
             TimeSystem::Absolute { main } => (main, 0.0, 0),
             TimeSystem::Byoyomi {
                 main,
-                period,
+                period_time,
                 periods,
-            } => (main, period, periods),
+            } => (main, period_time, periods),
             TimeSystem::Canadian {
                 main,
-                period,
+                period_time,
                 stones,
-            } => (main, period, stones),
+            } => (main, period_time, stones),
         };
         let overtime = main <= 0.0 && !matches!(system, TimeSystem::Absolute { .. });
         Clock {
@@ -176,14 +56,20 @@ impl Clock {
     pub fn available(&self) -> f64 {
         match self.system {
             TimeSystem::Absolute { .. } => self.main.max(0.0),
-            TimeSystem::Byoyomi { period, .. } => {
+            TimeSystem::Byoyomi {
+                period_time: period,
+                ..
+            } => {
                 if self.overtime {
                     period * self.count as f64
                 } else {
                     self.main + period * self.count as f64
                 }
             }
-            TimeSystem::Canadian { period, .. } => {
+            TimeSystem::Canadian {
+                period_time: period,
+                ..
+            } => {
                 if self.overtime {
                     self.period_left.max(0.0)
                 } else {
@@ -217,7 +103,10 @@ impl Clock {
                 self.main -= t;
                 self.main >= 0.0
             }
-            TimeSystem::Byoyomi { period, .. } => {
+            TimeSystem::Byoyomi {
+                period_time: period,
+                ..
+            } => {
                 let Some(t) = self.spend_main(t) else {
                     return true;
                 };
@@ -235,7 +124,11 @@ impl Clock {
                 self.period_left = period;
                 true
             }
-            TimeSystem::Canadian { period, stones, .. } => {
+            TimeSystem::Canadian {
+                period_time: period,
+                stones,
+                ..
+            } => {
                 // The period and its stones stand as `new` set them until overtime.
                 let Some(t) = self.spend_main(t) else {
                     return true;
@@ -260,34 +153,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parse_and_gtp_forms() {
-        assert_eq!(
-            TimeSystem::parse("byoyomi 60 5 3"),
-            Ok(TimeSystem::Byoyomi {
-                main: 60.0,
-                period: 5.0,
-                periods: 3
-            })
-        );
-        assert!(TimeSystem::parse("byoyomi 60 5").is_err());
-        assert!(TimeSystem::parse("fischer 1 2").is_err());
-        assert_eq!(
-            TimeSystem::parse("absolute 300").unwrap().time_settings(),
-            "time_settings 300 0 0"
-        );
-        assert_eq!(
-            TimeSystem::per_move(2.0).time_settings(),
-            "time_settings 0 2 1"
-        );
-        assert_eq!(
-            TimeSystem::parse("canadian 10 30 5")
-                .unwrap()
-                .kgs_time_settings(),
-            "kgs-time_settings canadian 10 30 5"
-        );
-    }
-
-    #[test]
     fn absolute_flag() {
         let mut c = Clock::new(TimeSystem::Absolute { main: 10.0 });
         assert!(c.charge(6.0, 1.0));
@@ -300,7 +165,7 @@ mod tests {
     fn byoyomi_periods() {
         let mut c = Clock::new(TimeSystem::Byoyomi {
             main: 10.0,
-            period: 5.0,
+            period_time: 5.0,
             periods: 3,
         });
         assert!(c.charge(8.0, 0.0));
@@ -327,7 +192,7 @@ mod tests {
         assert!(!c.charge(3.5, 1.0));
         let mut c = Clock::new(TimeSystem::Canadian {
             main: 1.0,
-            period: 10.0,
+            period_time: 10.0,
             stones: 2,
         });
         assert_eq!(c.available(), 11.0);

@@ -21,7 +21,7 @@ use anyhow::{bail, Context as _};
 use clap::Args;
 
 use crate::board::{Color, Move};
-use crate::engine::{Engine, Settings};
+use crate::engine::{Engine, Settings, Stop};
 use crate::game::Game;
 use crate::gtp::client::{self, Client, Failure, Stderr};
 use crate::gtp::{color_name, GtpMove};
@@ -29,7 +29,8 @@ use crate::record::{move_text, record_of};
 use crate::rules::Rules;
 use crate::sgf;
 
-use clock::{Clock, TimeSystem};
+use crate::time::TimeSystem;
+use clock::Clock;
 
 /// Options of `tengen match`.
 #[derive(Args, Debug, Clone)]
@@ -744,8 +745,9 @@ fn count(setup: &Setup, seats: &mut Seats, game: &Game) -> (String, String) {
         }
     }
     let mut engine = Engine::new(game.rules().clone(), Settings::default());
-    engine.game = game.clone();
-    (engine.final_score().result_string(), "tengen".into())
+    engine.set_game(game.clone());
+    let score = engine.final_score(Stop::never());
+    (score.result_string(), "tengen".into())
 }
 
 fn referee_count(
@@ -827,7 +829,7 @@ fn game_sgf(
         ("GN".into(), format!("game {}", r.game)),
     ];
     if let Some(t) = setup.time {
-        rec.info.push(("TM".into(), t.describe()));
+        rec.info.push(("TM".into(), t.to_string()));
     }
     rec.info.push((
         "C".into(),
@@ -919,7 +921,7 @@ fn identity(args: &MatchArgs, time: Option<TimeSystem>, max_moves: usize) -> Str
         args.size,
         args.komi,
         args.rules.name,
-        time.map_or("none".into(), |t| t.describe()),
+        time.map_or("none".into(), |t| t.to_string()),
         args.grace,
         max_moves,
         args.openings

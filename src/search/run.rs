@@ -1,0 +1,457 @@
+//! Running a search: the tree kept between moves (and reused when the game goes on from
+//! it), the worker threads, the limits and the stop signal, live reports, and the sums
+//! (scores, ownership) the workers hand back.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
+use std::time::{Duration, Instant};
+
+use crate::board::{Color, Move, NUM_CELLS};
+use crate::game::Game;
+
+use super::analysis::{analyse, Analysis};
+use super::shared::{Live, ScoreSums, Shared};
+use super::tree::{Tree, ROOT};
+use super::walk::{add_ownership, allowed, simulate, Worker};
+use super::{prior, Limits, SearchConfig};
+
+/// The position the tree's root stands for: the game's start, the moves since, the side
+/// to move.
+#[derive(Clone, Debug, PartialEq)]
+struct RootKey {
+    start: u64,
+    size: usize,
+    komi_bits: u64,
+    moves: Vec<(Color, Move)>,
+    color: Color,
+}
+
+fn root_key(game: &Game, color: Color) -> RootKey {
+    RootKey {
+        start: game.position_hashes().next().unwrap_or(0),
+        size: game.size(),
+        komi_bits: game.komi().to_bits(),
+        moves: game.moves().to_vec(),
+        color,
+    }
+}
+
+/// The search: keeps its tree between moves.
+#[derive(Debug)]
+pub struct Search {
+    pub config: SearchConfig,
+    tree: Option<(Tree, RootKey)>,
+}
+
+impl Search {
+    pub fn new(config: SearchConfig) -> Search {
+        Search { config, tree: None }
+    }
+
+    /// Visits kept for the root of a search of `game` with `color` to move (0 if the
+    /// tree cannot be reused there).
+    pub fn reusable_visits(&mut self, game: &Game, color: Color) -> u32 {
+        self.take_tree(game, color);
+        self.tree
+            .as_ref()
+            .map_or(0, |(t, _)| t.node(ROOT).stats().visits)
+    }
+
+    /// Moves the kept tree to the root for (`game`, `color`), or drops it.
+    fn take_tree(&mut self, game: &Game, color: Color) {
+        let key = root_key(game, color);
+        let Some((tree, old)) = self.tree.take() else {
+            return;
+        };
+        if old.start != key.start
+            || old.size != key.size
+            || old.komi_bits != key.komi_bits
+            || key.moves.len() < old.moves.len()
+            || key.moves[..old.moves.len()] != old.moves[..]
+        {
+            return;
+        }
+        let mut node = ROOT;
+        let mut expect = old.color;
+        for &(c, mv) in &key.moves[old.moves.len()..] {
+            if c != expect {
+                return;
+            }
+            match tree.child_by_move(node, mv) {
+                Some(child) => node = child,
+                None => return,
+            }
+            expect = expect.opponent();
+        }
+        if expect != color {
+            return;
+        }
+        let tree = if node == ROOT {
+            tree
+        } else {
+            // Copy no more than the old tree leaves free: old and new together stay
+            // within one arena, so the memory bound holds while both exist.
+            let room = tree.capacity().saturating_sub(tree.len());
+            tree.extract(node, room)
+        };
+        self.tree = Some((tree, key));
+    }
+
+    /// Searches the position of `game` for `color` within `limits`.
+    ///
+    /// After two passes (a finished game that play resumes) a pass ends the game
+    /// again, as after one: the tree then still has moves to weigh.
+    pub fn run(&mut self, game: &Game, color: Color, limits: &Limits) -> Analysis {
+        self.run_reporting(game, color, limits, None)
+    }
+
+    /// [`Search::run`], handing `report` the analysis so far every `interval` (live
+    /// analysis). The reports come on the calling thread while worker threads search
+    /// (one at least, whatever the configured count), so `report` may write to a stream
+    /// the caller owns. An interval of zero reports nothing.
+    pub fn run_reporting(
+        &mut self,
+        game: &Game,
+        color: Color,
+        limits: &Limits,
+        report: Option<Reporter<'_>>,
+    ) -> Analysis {
+        let passes = game.consecutive_passes().min(1) as u8;
+        self.run_with_passes(
+            game,
+            color,
+            limits,
+            passes,
+            !game.rules().remove_dead,
+            report,
+        )
+    }
+
+    /// [`Search::run`] as if play resumed: the passes that end the game so far do not
+    /// count towards ending it in the tree, so a finished position is played on (dead
+    /// stones get captured) instead of counted as it stands; a two-pass end in the tree
+    /// is counted exactly whatever the rules (both sides saw nothing left to capture).
+    /// For judging dead stones.
+    pub fn run_resumed(&mut self, game: &Game, color: Color, limits: &Limits) -> Analysis {
+        self.run_with_passes(game, color, limits, 0, true, None)
+    }
+
+    fn run_with_passes(
+        &mut self,
+        game: &Game,
+        color: Color,
+        limits: &Limits,
+        root_passes: u8,
+        exact_end: bool,
+        report: Option<Reporter<'_>>,
+    ) -> Analysis {
+        let start = Instant::now();
+        self.take_tree(game, color);
+        let capacity = Tree::capacity_for_bytes(self.config.max_memory);
+        let (tree, key) = match self.tree.take() {
+            Some(t) if t.0.capacity() == capacity => t,
+            _ => (Tree::new(capacity), root_key(game, color)),
+        };
+        let komi = game.total_komi();
+        let root_board = game.board().clone();
+        let last = match game.moves().last() {
+            Some(&(_, Move::Place(p))) => Some(p),
+            _ => None,
+        };
+        let recent = |k: usize| {
+            let m = game.moves();
+            m.len().checked_sub(k).map(|i| m[i].1)
+        };
+        let history = [recent(1), recent(2), recent(3)];
+        // Superko at the root: children that would repeat a position are pruned.
+        let config = &self.config;
+        let legal = |mv: Move| {
+            game.check(color, mv).is_ok()
+                && allowed(config, &root_board, color, mv)
+                && limits.root_filter.is_none_or(|f| f(mv))
+        };
+        if !tree.node(ROOT).is_expanded() && tree.try_claim(ROOT) {
+            let kids = prior::children(&root_board, color, &history, &self.config.priors, &legal);
+            tree.expand(ROOT, &kids);
+        }
+        for c in tree.node(ROOT).children() {
+            if legal(tree.node(c).mv()) {
+                tree.node(c).unprune();
+            } else {
+                tree.node(c).prune();
+            }
+        }
+        let choices = tree
+            .node(ROOT)
+            .children()
+            .filter(|&c| !tree.node(c).is_pruned())
+            .count();
+        let shared = Shared {
+            tree: &tree,
+            config: &self.config,
+            root_board: &root_board,
+            root_color: color,
+            root_passes,
+            root_last: last,
+            root_history: history,
+            komi,
+            exact_end,
+            playouts: AtomicU64::new(0),
+            done: AtomicBool::new(false),
+            best: AtomicU64::new(0),
+            best_changed_us: AtomicU64::new(0),
+            scores: ScoreSums::default(),
+            live: report.as_ref().map(|_| Live::new()),
+        };
+        let threads = self.config.threads.max(1);
+        let seed = self.config.seed ^ root_board.hash().rotate_left(17) ^ game.moves().len() as u64;
+        // Ownership sums (+1 Black, -1 White per simulation) and simulations counted.
+        let mut own = vec![0i32; NUM_CELLS];
+        let mut sims = 0u64;
+        if choices <= 1 && report.is_none() {
+            // Nothing to choose between (only a pass, say): no need to think.
+        } else if threads == 1 && report.is_none() {
+            // On the calling thread: the same moves every run for a fixed seed.
+            sims = worker(&shared, limits, start, seed, &mut own);
+        } else {
+            // The reporting loop below naps between reports; a finishing worker wakes it,
+            // so a short search does not wait out a nap.
+            let caller = std::thread::current();
+            let results: Vec<(u64, Vec<i32>)> = std::thread::scope(|s| {
+                // A thread the system refuses (a thread limit, no memory for its stack) is
+                // not an abort: the search runs on the threads it got, or on this one.
+                let mut handles = Vec::with_capacity(threads);
+                for t in 0..threads {
+                    let shared = &shared;
+                    let caller = caller.clone();
+                    let seed = seed.wrapping_add((t as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+                    let spawned = std::thread::Builder::new()
+                        .name(format!("search-{t}"))
+                        .spawn_scoped(s, move || {
+                            let mut own = vec![0i32; NUM_CELLS];
+                            let n = worker(shared, limits, start, seed, &mut own);
+                            caller.unpark();
+                            (n, own)
+                        });
+                    match spawned {
+                        Ok(h) => handles.push(h),
+                        Err(e) => {
+                            crate::log!(
+                                1,
+                                "search: could start only {t} of {threads} threads ({e}); searching on {}",
+                                if t == 0 { "the calling thread".to_string() } else { format!("{t}") }
+                            );
+                            break;
+                        }
+                    }
+                }
+                if handles.is_empty() {
+                    let mut own = vec![0i32; NUM_CELLS];
+                    let n = worker(&shared, limits, start, seed, &mut own);
+                    return vec![(n, own)];
+                }
+                if let Some(report) = report {
+                    // Live analysis: the workers search, this thread reports.
+                    let mut next = start + report.interval;
+                    while !shared.done.load(Relaxed) && !handles.iter().all(|h| h.is_finished()) {
+                        std::thread::park_timeout(Duration::from_millis(2));
+                        let now = Instant::now();
+                        if !report.interval.is_zero() && now >= next {
+                            (report.sink)(&snapshot(&shared, color, start));
+                            next = (next + report.interval).max(now);
+                        }
+                    }
+                }
+                handles
+                    .into_iter()
+                    .filter_map(|h| {
+                        let r = h.join();
+                        if r.is_err() {
+                            crate::log!(
+                                1,
+                                "search: a worker thread panicked; its playouts are lost"
+                            );
+                        }
+                        r.ok()
+                    })
+                    .collect()
+            });
+            for (n, o) in results {
+                sims += n;
+                for (a, b) in own.iter_mut().zip(o) {
+                    *a += b;
+                }
+            }
+        }
+        let playouts = shared.playouts.load(Relaxed);
+        let mut analysis = analyse(&tree, color, playouts, start.elapsed().as_secs_f64());
+        let scale = 1.0 / sims.max(1) as f32;
+        analysis.ownership = own.into_iter().map(|v| v as f32 * scale).collect();
+        analysis.score_stdev = shared.scores.stdev();
+        if let Some(live) = &shared.live {
+            analysis.owned = live.owned();
+        }
+        self.tree = Some((tree, key));
+        analysis
+    }
+}
+
+/// Where live analysis goes: every `interval`, the analysis so far.
+pub struct Reporter<'a> {
+    pub interval: Duration,
+    pub sink: &'a mut dyn FnMut(&Analysis),
+}
+
+/// The analysis of a search still running.
+fn snapshot(shared: &Shared, color: Color, start: Instant) -> Analysis {
+    let mut a = analyse(
+        shared.tree,
+        color,
+        shared.playouts.load(Relaxed),
+        start.elapsed().as_secs_f64(),
+    );
+    a.score_stdev = shared.scores.stdev();
+    if let Some(live) = &shared.live {
+        a.ownership = live.ownership();
+        a.owned = live.owned();
+    }
+    a
+}
+
+/// Runs simulations until a limit; adds each one's final ownership to `own` and returns
+/// how many it ran.
+fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut [i32]) -> u64 {
+    let mut w = Worker::new(shared, seed);
+    let mut since_check = 0u32;
+    let mut sims = 0u64;
+    let live = shared.live.is_some();
+    let mut pending = Pending::new(live);
+    loop {
+        if shared.done.load(Relaxed) {
+            pending.flush(shared);
+            return sims;
+        }
+        if let Some(n) = limits.playouts {
+            // Claim a playout: exact counts whatever the number of threads.
+            if shared.playouts.fetch_add(1, Relaxed) >= n {
+                shared.playouts.fetch_sub(1, Relaxed);
+                shared.done.store(true, Relaxed);
+                pending.flush(shared);
+                return sims;
+            }
+        } else {
+            shared.playouts.fetch_add(1, Relaxed);
+        }
+        let (counted, margin) = simulate(shared, &mut w);
+        pending.add_score(margin);
+        add_ownership(&w.board, counted, |i, v| {
+            own[i] += v;
+            if live {
+                pending.own[i] += v;
+                pending.owned[i] += v.unsigned_abs();
+            }
+        });
+        pending.sims += live as u64;
+        sims += 1;
+        since_check += 1;
+        if since_check >= 16 {
+            since_check = 0;
+            pending.flush(shared);
+            if should_stop(shared, limits, start) {
+                shared.done.store(true, Relaxed);
+                return sims;
+            }
+        }
+    }
+}
+
+/// A worker's sums not yet added to the shared ones: final scores always, ownership only
+/// for live reports. Flushed every 16 simulations and when the worker stops, so the hot
+/// loop touches no shared counter for them.
+struct Pending {
+    score_n: u64,
+    score_sum: i64,
+    score_sq: u64,
+    own: Vec<i32>,
+    owned: Vec<u32>,
+    sims: u64,
+}
+
+impl Pending {
+    fn new(live: bool) -> Pending {
+        let len = if live { NUM_CELLS } else { 0 };
+        Pending {
+            score_n: 0,
+            score_sum: 0,
+            score_sq: 0,
+            own: vec![0; len],
+            owned: vec![0; len],
+            sims: 0,
+        }
+    }
+
+    fn add_score(&mut self, margin: i32) {
+        self.score_n += 1;
+        self.score_sum += margin as i64;
+        self.score_sq += (margin as i64 * margin as i64) as u64;
+    }
+
+    fn flush(&mut self, shared: &Shared) {
+        shared.scores.add(
+            std::mem::take(&mut self.score_n),
+            std::mem::take(&mut self.score_sum),
+            std::mem::take(&mut self.score_sq),
+        );
+        if let Some(live) = &shared.live {
+            live.flush(&mut self.own, &mut self.owned, &mut self.sims);
+        }
+    }
+}
+
+fn should_stop(shared: &Shared, limits: &Limits, start: Instant) -> bool {
+    if (limits.stop)() {
+        return true;
+    }
+    let Some(budget) = limits.time else {
+        return false;
+    };
+    let elapsed = start.elapsed();
+    let hard = limits.max_time.unwrap_or(budget).max(budget);
+    if elapsed >= hard {
+        return true;
+    }
+    let tree = shared.tree;
+    let (mut best, mut second, mut best_id) = (0u32, 0u32, 0u64);
+    for c in tree.node(ROOT).children() {
+        let v = tree.node(c).visits.load(Relaxed);
+        if v > best {
+            second = best;
+            best = v;
+            best_id = c as u64 + 1;
+        } else if v > second {
+            second = v;
+        }
+    }
+    if shared.best.swap(best_id, Relaxed) != best_id {
+        shared
+            .best_changed_us
+            .store(elapsed.as_micros() as u64, Relaxed);
+    }
+    if elapsed >= budget {
+        // Think on while the choice is open: the runner-up close behind, or the best
+        // move new in the last quarter of the planned time.
+        let close = second as f64 >= 0.8 * best as f64;
+        let changed_late =
+            shared.best_changed_us.load(Relaxed) as f64 >= 0.75 * budget.as_micros() as f64;
+        return !(close || changed_late);
+    }
+    if limits.early_stop && elapsed > budget / 4 {
+        // The most visited move cannot be overtaken at the current rate.
+        let done = shared.playouts.load(Relaxed) as f64;
+        let rate = done / elapsed.as_secs_f64().max(1e-3);
+        let left = rate * (budget - elapsed).as_secs_f64();
+        if (best - second) as f64 > left * 1.2 && done > 200.0 {
+            return true;
+        }
+    }
+    false
+}

@@ -1,0 +1,117 @@
+//! What the worker threads of one search share: the tree, the root position, the
+//! counters and stop flag, and the sums (final scores, ownership for live reports) they
+//! add to as they go. Used by the run (which builds it) and the walk (which reads it).
+
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering::*};
+
+use crate::board::{Board, Color, Move, Point, NUM_CELLS};
+
+use super::tree::Tree;
+use super::SearchConfig;
+
+pub(super) struct Shared<'a> {
+    pub(super) tree: &'a Tree,
+    pub(super) config: &'a SearchConfig,
+    pub(super) root_board: &'a Board,
+    pub(super) root_color: Color,
+    pub(super) root_passes: u8,
+    pub(super) root_last: Option<Point>,
+    /// The last three moves before the root, latest first.
+    pub(super) root_history: [Option<Move>; 3],
+    pub(super) komi: f64,
+    /// Whether a two-pass end is counted with every stone alive (else played out).
+    pub(super) exact_end: bool,
+    pub(super) playouts: AtomicU64,
+    pub(super) done: AtomicBool,
+    /// The most visited root child (its node id + 1; 0: none yet) as last seen by
+    /// [`should_stop`], and when it last changed (microseconds into the search).
+    pub(super) best: AtomicU64,
+    pub(super) best_changed_us: AtomicU64,
+    /// Final scores of this search's simulations.
+    pub(super) scores: ScoreSums,
+    /// Ownership summed as the search goes, for live reports (only when reporting).
+    pub(super) live: Option<Live>,
+}
+
+/// Count, sum and sum of squares of final scores (Black's margin in half points).
+#[derive(Default)]
+pub(super) struct ScoreSums {
+    n: AtomicU64,
+    sum: AtomicI64,
+    sum_sq: AtomicU64,
+}
+
+impl ScoreSums {
+    /// Adds `n` scores with this sum and sum of squares.
+    pub(super) fn add(&self, n: u64, sum: i64, sum_sq: u64) {
+        self.n.fetch_add(n, Relaxed);
+        self.sum.fetch_add(sum, Relaxed);
+        self.sum_sq.fetch_add(sum_sq, Relaxed);
+    }
+
+    /// The standard deviation in points.
+    pub(super) fn stdev(&self) -> f64 {
+        let n = self.n.load(Relaxed);
+        if n < 2 {
+            return 0.0;
+        }
+        let mean = self.sum.load(Relaxed) as f64 / n as f64;
+        let var = self.sum_sq.load(Relaxed) as f64 / n as f64 - mean * mean;
+        var.max(0.0).sqrt() / 2.0
+    }
+}
+
+/// Ownership summed across workers while the search runs: per point the sum of owners
+/// (+1 Black, -1 White) and how often anybody owned it, over `sims` simulations.
+pub(super) struct Live {
+    own: Vec<AtomicI32>,
+    owned: Vec<AtomicU32>,
+    sims: AtomicU64,
+}
+
+impl Live {
+    pub(super) fn new() -> Live {
+        Live {
+            own: (0..NUM_CELLS).map(|_| AtomicI32::new(0)).collect(),
+            owned: (0..NUM_CELLS).map(|_| AtomicU32::new(0)).collect(),
+            sims: AtomicU64::new(0),
+        }
+    }
+
+    /// Adds a worker's pending sums and clears them.
+    pub(super) fn flush(&self, own: &mut [i32], owned: &mut [u32], sims: &mut u64) {
+        for (i, v) in own.iter_mut().enumerate() {
+            if *v != 0 {
+                self.own[i].fetch_add(*v, Relaxed);
+                *v = 0;
+            }
+        }
+        for (i, v) in owned.iter_mut().enumerate() {
+            if *v != 0 {
+                self.owned[i].fetch_add(*v, Relaxed);
+                *v = 0;
+            }
+        }
+        self.sims.fetch_add(std::mem::take(sims), Relaxed);
+    }
+
+    pub(super) fn scale(&self) -> f32 {
+        1.0 / self.sims.load(Relaxed).max(1) as f32
+    }
+
+    pub(super) fn ownership(&self) -> Vec<f32> {
+        let k = self.scale();
+        self.own
+            .iter()
+            .map(|v| v.load(Relaxed) as f32 * k)
+            .collect()
+    }
+
+    pub(super) fn owned(&self) -> Vec<f32> {
+        let k = self.scale();
+        self.owned
+            .iter()
+            .map(|v| v.load(Relaxed) as f32 * k)
+            .collect()
+    }
+}

@@ -1,0 +1,420 @@
+//! Dead stones and seki: which chains of a position are dead, alive or in seki, judged
+//! from a short search's final ownership and read exactly where playouts go wrong (a
+//! sacrifice that kills, a group left in open ground); the judgement of a position kept
+//! until it changes. Knows the game and the search; no GTP, no text, no clock.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use crate::board::{Board, Color, Point, NUM_CELLS};
+use crate::game::Game;
+use crate::playout::{self, PlayoutRng};
+use crate::search::{Limits, PolicyKind, Search, SearchConfig, HAND_PRIOR_EXPAND_VISITS};
+
+/// A group is dead when its stones end up the opponent's this much on average (ownership
+/// in [-1, 1]: 0.4 means captured in about seven simulations out of ten). Tuned on
+/// `scripts/score_corpus.py`: 0.3 to 0.5 do about as well, 0.7 loses exact scores.
+const DEAD_THRESHOLD: f32 = 0.4;
+
+/// Bound on the tree of the dead-stone search, in bytes.
+const STATUS_MEMORY: usize = 64 << 20;
+
+/// The status of a chain at the end of a game (GTP `final_status_list`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    Alive,
+    Dead,
+    Seki,
+}
+
+/// What a judgement depends on: the position (hash, size, player to move, moves), the
+/// komi and the playouts of the search.
+pub type PositionKey = (u64, usize, Color, usize, u64, usize);
+
+/// The key of `game`'s position for a judgement of `playouts` playouts.
+pub fn position_key(game: &Game, playouts: usize) -> PositionKey {
+    (
+        game.board().hash(),
+        game.size(),
+        game.to_move(),
+        game.moves().len(),
+        game.komi().to_bits(),
+        playouts,
+    )
+}
+
+/// The dead stones of `game`, sorted, whatever its rules do with them (empty on an empty
+/// board); the search cut short when `stop` answers true (an interrupt), judging from
+/// the playouts run so far.
+///
+/// A short search from the position (the player to move, `playouts` playouts, Moggy
+/// playouts, its own tree; play resumes as if the passes that ended the game had not
+/// been made) gives every point's final ownership. Chains of one colour that share a
+/// liberty form a group; a group is dead when its stones end up the opponent's area on
+/// average beyond [`DEAD_THRESHOLD`]. Stones of a seki end up nobody's (ownership near
+/// 0) and stay on the board; the count then gives their shared liberties to nobody.
+/// Chains that a sacrifice kills ([`killed_by_sacrifice`]) are dead, their killers not;
+/// only stones inside the opponent's area stay dead ([`enclosed_dead`]).
+pub fn dead_stones(
+    game: &Game,
+    config: &SearchConfig,
+    playouts: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Vec<Point> {
+    let board = game.board();
+    if board.stone_count(Color::Black) + board.stone_count(Color::White) == 0 {
+        return Vec::new();
+    }
+    let own = search_ownership(game, config, playouts, stop);
+    let mut dead = dead_from_ownership(board, &own, DEAD_THRESHOLD);
+    let killed = killed_by_sacrifice(board);
+    if !killed.is_empty() {
+        // The chains that kill keep their stones; the killed ones are dead.
+        let killers: Vec<Point> = killed.iter().flat_map(|k| k.1.iter().copied()).collect();
+        dead.retain(|p| !killers.contains(p));
+        dead.extend(killed.iter().flat_map(|k| k.0.iter().copied()));
+        dead.sort_unstable();
+        dead.dedup();
+    }
+    enclosed_dead(board, dead)
+}
+
+/// [`dead_stones`] with the last complete judgement kept, so that `final_score` and the
+/// `final_status_list` calls after it agree (and do not search again).
+#[derive(Debug, Default)]
+pub struct Judge {
+    last: Mutex<Option<(PositionKey, Vec<Point>)>>,
+}
+
+impl Judge {
+    /// [`dead_stones`] of `game`, from the kept judgement when it was made for this
+    /// position and playouts; a judgement cut short by `stop` is not kept.
+    pub fn dead_stones(
+        &self,
+        game: &Game,
+        config: &SearchConfig,
+        playouts: usize,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Vec<Point> {
+        let board = game.board();
+        if board.stone_count(Color::Black) + board.stone_count(Color::White) == 0 {
+            return Vec::new();
+        }
+        let key = position_key(game, playouts);
+        if let Ok(last) = self.last.lock() {
+            if let Some((k, dead)) = last.as_ref() {
+                if *k == key {
+                    return dead.clone();
+                }
+            }
+        }
+        let stopped = AtomicBool::new(false);
+        let watch = || {
+            let s = stop();
+            if s {
+                stopped.store(true, Ordering::Relaxed);
+            }
+            s
+        };
+        let dead = dead_stones(game, config, playouts, &watch);
+        if !stopped.load(Ordering::Relaxed) {
+            if let Ok(mut last) = self.last.lock() {
+                *last = Some((key, dead.clone()));
+            }
+        }
+        dead
+    }
+}
+
+/// Every chain of `board` with its status, given the `dead` stones (sorted): dead as
+/// judged; seki when alive with no liberty in its own area and every liberty in a small
+/// region (at most two points) shared with the opponent, as the shared liberties of a
+/// seki are; alive otherwise (an unsettled chain counts as alive). Chains in board order
+/// of their first stone.
+pub fn chain_statuses(board: &Board, dead: &[Point]) -> Vec<(Status, Vec<Point>)> {
+    let (owner, region_size) = crate::score::regions(board, dead);
+    let mut out = Vec::new();
+    let mut seen = vec![false; NUM_CELLS];
+    for p in board.points() {
+        if board.get(p).is_none() || seen[p.index()] {
+            continue;
+        }
+        let chain = board.chain(p);
+        for s in &chain {
+            seen[s.index()] = true;
+        }
+        let is_dead = dead.binary_search(&p).is_ok();
+        let libs = board.liberties(p);
+        let is_seki = !is_dead
+            && !libs.is_empty()
+            && libs
+                .iter()
+                .all(|l| owner[l.index()] == 3 && region_size[l.index()] <= 2);
+        let status = if is_dead {
+            Status::Dead
+        } else if is_seki {
+            Status::Seki
+        } else {
+            Status::Alive
+        };
+        out.push((status, chain));
+    }
+    out
+}
+
+/// How often each point ends up Black's (positive) or White's (negative) in Moggy
+/// playouts (which leave a seki alone) from `game`'s position, in [-1, 1], indexed by
+/// point index. Seeded from `seed` and the position, so the same position always gives
+/// the same answer.
+pub fn playout_ownership(game: &Game, seed: u64, playouts: usize) -> Vec<f64> {
+    let board = game.board();
+    let mut own = vec![0i32; NUM_CELLS];
+    let mut rng = PlayoutRng::seed_from_u64(seed ^ board.hash());
+    let to_move = game.to_move();
+    let mut b = board.clone();
+    let mut policy = crate::playout::Moggy::default();
+    for _ in 0..playouts {
+        b.copy_from(board);
+        playout::playout(&mut b, to_move, &mut policy, &mut rng);
+        for p in b.points() {
+            own[p.index()] += playout::end_owner(&b, p);
+        }
+    }
+    own.into_iter()
+        .map(|v| v as f64 / playouts.max(1) as f64)
+        .collect()
+}
+
+/// Final ownership of every point (+1 Black, -1 White, indexed by point index) from a
+/// short search of `playouts` simulations from `game` with the player to move, in a
+/// tree of its own, play resumed after any passes. `config` is the game's search
+/// configuration (threads, memory, seed); the status search changes what judging needs.
+pub fn search_ownership(
+    game: &Game,
+    config: &SearchConfig,
+    playouts: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Vec<f32> {
+    let mut config = config.clone();
+    config.policy = PolicyKind::Moggy;
+    config.seki_moves = false;
+    // Sacrifices decide the status of a finished group (a nakade, a shared liberty
+    // filled to kill): no prior against self-ataris here.
+    config.priors.self_atari_one = 0;
+    config.priors.self_atari_many = 0;
+    // The learned model would count them against as the game records do: this
+    // search keeps the hand-written priors (and their expansion threshold).
+    config.priors.learned = 0;
+    config.expand_visits = HAND_PRIOR_EXPAND_VISITS;
+    config.max_memory = config.max_memory.min(STATUS_MEMORY);
+    let seed = config.seed;
+    let mut search = Search::new(config);
+    let limits = Limits {
+        stop,
+        ..Limits::playouts(playouts.max(1) as u64)
+    };
+    // The search wins or loses by the change from the count as it stands (every stone
+    // alive): komi makes that count a draw. With the real komi a decided game gives
+    // one side nothing to play for, and its random moves wreck a seki; balanced, each
+    // side captures the other's dead stones and neither fills a seki's liberty.
+    let mut balanced = game.clone();
+    let as_is = crate::score::area_difference(balanced.board()) as f64;
+    balanced.set_komi(as_is - balanced.compensation());
+    let a = search.run_resumed(&balanced, balanced.to_move(), &limits);
+    if a.playouts == 0 {
+        // No search ran (nothing to choose between): the playouts' view.
+        return playout_ownership(game, seed, playouts.min(1000))
+            .into_iter()
+            .map(|v| v as f32)
+            .collect();
+    }
+    a.ownership
+}
+
+/// The stones of the groups whose mean ownership (from their own colour's side) is below
+/// `-threshold`, sorted. A group: chains of one colour joined when they share a liberty.
+pub fn dead_from_ownership(board: &Board, own: &[f32], threshold: f32) -> Vec<Point> {
+    // Union-find over chain heads.
+    let mut parent: Vec<usize> = (0..NUM_CELLS).collect();
+    fn find(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for p in board.points() {
+        if board.get(p).is_some() {
+            continue;
+        }
+        for c in [Color::Black, Color::White] {
+            let mut first: Option<usize> = None;
+            for n in p.neighbors() {
+                if board.get(n) != Some(c) {
+                    continue;
+                }
+                let Some(head) = board.chain_id(n) else {
+                    continue;
+                };
+                let h = find(&mut parent, head.index());
+                match first {
+                    None => first = Some(h),
+                    Some(f) if f != h => parent[h] = f,
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+    let mut sum = vec![0f32; NUM_CELLS];
+    let mut count = vec![0u32; NUM_CELLS];
+    let mut group = vec![usize::MAX; NUM_CELLS];
+    for p in board.points() {
+        let Some(c) = board.get(p) else { continue };
+        let Some(head) = board.chain_id(p) else {
+            continue;
+        };
+        let g = find(&mut parent, head.index());
+        group[p.index()] = g;
+        let sign = if c == Color::Black { 1.0 } else { -1.0 };
+        sum[g] += own.get(p.index()).copied().unwrap_or(0.0) * sign;
+        count[g] += 1;
+    }
+    let mut dead: Vec<Point> = board
+        .points()
+        .filter(|p| {
+            let g = group[p.index()];
+            g != usize::MAX && sum[g] / (count[g].max(1) as f32) < -threshold
+        })
+        .collect();
+    dead.sort_unstable();
+    dead
+}
+
+/// Chains that a sacrifice kills, with the chain that kills them: a chain A whose only
+/// two liberties are exactly those of an opponent chain S next to them, no other stone
+/// touching either point. Neither side can fill one without being taken, which looks
+/// like a seki; but when S's owner fills one (S then in atari), A's owner must capture
+/// and gets S's points as its whole eye space, and if that space is a nakade shape
+/// (three points or fewer, or a square, T or corner-bent four) a play inside kills A.
+/// Playouts and the status search rarely find that sequence (the real games
+/// clock9-abs60 game 15, clock9s3-byo game 19, clock9s4-abs60 game 15), so it is read
+/// here exactly.
+pub fn killed_by_sacrifice(board: &Board) -> Vec<(Vec<Point>, Vec<Point>)> {
+    let mut out = Vec::new();
+    let mut seen = vec![false; NUM_CELLS];
+    for p in board.points() {
+        let Some(color) = board.get(p) else { continue };
+        if seen[p.index()] {
+            continue;
+        }
+        let chain = board.chain(p);
+        for s in &chain {
+            seen[s.index()] = true;
+        }
+        let libs = board.liberties(p);
+        if libs.len() != 2 {
+            continue;
+        }
+        let head = board.chain_id(p);
+        // Every stone next to the two liberties: this chain or one opponent chain.
+        let mut other: Option<Point> = None;
+        let mut clean = true;
+        for l in &libs {
+            for n in l.neighbors() {
+                match board.get(n) {
+                    Some(c) if c == color => clean &= board.chain_id(n) == head,
+                    Some(_) => {
+                        let id = board.chain_id(n);
+                        match other {
+                            None => other = id,
+                            Some(o) => clean &= id == Some(o),
+                        }
+                    }
+                    None => {}
+                }
+            }
+        }
+        let Some(s) = other else { continue };
+        if !clean || board.liberties(s) != libs {
+            continue;
+        }
+        let s_stones = board.chain(s);
+        let kills = libs.iter().any(|&fill| {
+            // S fills `fill` (touching S alone among its colour, as checked above).
+            let mut space = s_stones.clone();
+            space.push(fill);
+            board.nakade_shape(&space)
+        });
+        if kills {
+            out.push((chain, s_stones));
+        }
+    }
+    // Both small: whoever fills first wins, so neither is dead as the board stands.
+    let killers: Vec<Point> = out.iter().map(|k| k.1[0]).collect();
+    out.retain(|k| !k.0.iter().any(|p| killers.contains(p)));
+    out
+}
+
+/// Of the stones judged `dead`, those that stand inside the opponent's area: once they
+/// are taken off, their region reaches the opponent's stones only, and it is not most of
+/// the board. A group the playouts lose in open ground (a position far from finished)
+/// stays on the board.
+pub fn enclosed_dead(board: &Board, mut dead: Vec<Point>) -> Vec<Point> {
+    let (reach, size) = crate::score::regions(board, &dead);
+    let half = board.size() * board.size() / 2;
+    dead.retain(|&p| {
+        let opponent_bit = match board.get(p) {
+            Some(Color::Black) => 2,
+            _ => 1,
+        };
+        reach[p.index()] == opponent_bit && size[p.index()] <= half
+    });
+    dead.sort_unstable();
+    dead
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_stones_inside_the_opponents_area_are_dead() {
+        // A white stone at A1 inside Black's corner (A2, B2, B1): dead. A black stone in
+        // open ground at E5: stays, though judged dead.
+        let mut b = Board::new(9).unwrap();
+        let p = |c, r| Point::from_coord(c, r);
+        for q in [p(0, 1), p(1, 1), p(1, 0), p(4, 4)] {
+            b.place(Color::Black, q);
+        }
+        b.place(Color::White, p(0, 0));
+        b.place(Color::White, p(6, 6));
+        assert_eq!(enclosed_dead(&b, vec![p(0, 0), p(4, 4)]), vec![p(0, 0)]);
+    }
+
+    #[test]
+    fn groups_share_liberties_and_near_zero_ownership_stays_alive() {
+        // Two black chains (B1, C2) sharing the liberties C1 and B2: one group. A white
+        // stone at E5.
+        let mut b = Board::new(9).unwrap();
+        let (b1, c2, e5) = (
+            Point::from_coord(1, 0),
+            Point::from_coord(2, 1),
+            Point::from_coord(4, 4),
+        );
+        b.place(Color::Black, b1);
+        b.place(Color::Black, c2);
+        b.place(Color::White, e5);
+        let mut own = vec![0f32; NUM_CELLS];
+        // The group's mean is (-0.9 - 0.1) / 2 = -0.5: dead together, though C2 alone
+        // would not be.
+        own[b1.index()] = -0.9;
+        own[c2.index()] = -0.1;
+        // Near 0 (a seki, say): stays.
+        own[e5.index()] = 0.1;
+        assert_eq!(dead_from_ownership(&b, &own, 0.4), vec![b1, c2]);
+        own[e5.index()] = 0.9;
+        let mut want = vec![b1, c2, e5];
+        want.sort_unstable();
+        assert_eq!(dead_from_ownership(&b, &own, 0.4), want);
+    }
+}
