@@ -38,6 +38,7 @@ pub mod gtp;
 pub mod limits;
 pub mod log;
 pub mod matches;
+pub mod nn;
 pub mod notation;
 pub mod playout;
 pub mod policy;

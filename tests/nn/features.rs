@@ -1,0 +1,1 @@
+//! The V7 input features (to come).
