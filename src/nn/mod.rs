@@ -2,6 +2,7 @@
 //! (`features`). A layer beside `playout/`: it uses `board` and `game`, never the search,
 //! the engine or any text protocol, and reads no stdin/stdout.
 
+pub mod features;
 pub mod model;
 
 pub use model::{Model, ModelError};
