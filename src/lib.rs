@@ -40,6 +40,7 @@ pub mod handicap;
 pub mod limits;
 pub mod log;
 pub mod matches;
+pub mod nn;
 pub mod notation;
 pub mod playout;
 pub mod policy;
