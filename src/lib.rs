@@ -38,6 +38,7 @@ pub mod gtp;
 pub mod handicap;
 pub mod limits;
 pub mod log;
+pub mod nn;
 pub mod notation;
 pub mod playout;
 pub mod policy;

@@ -20,6 +20,7 @@ mod gtp_timing;
 mod input_limits;
 #[path = "match.rs"]
 mod match_command;
+mod nn;
 mod patterns;
 mod positions;
 mod review;

@@ -1,0 +1,39 @@
+//! The network evaluator (`src/nn/`, issue 27): the model reader on KataGo's fixture
+//! networks and on damaged copies of them, and the V7 input features on positions built
+//! by moves. The fixtures are in `$TENGEN_NN_DIR`, by default `../shared/nn` beside the
+//! crate; a test that needs them and finds them absent says so and passes.
+//!
+//! `cargo test --release --test integration nn::`
+
+use std::path::PathBuf;
+
+mod features;
+mod model;
+
+/// The fixture folder, if present.
+pub fn fixture_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("TENGEN_NN_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/nn"),
+    };
+    dir.is_dir().then_some(dir)
+}
+
+/// The fixture file `name`, or `None` after printing why the test skips.
+pub fn fixture(name: &str) -> Option<PathBuf> {
+    let Some(dir) = fixture_dir() else {
+        eprintln!("skipped: no network fixtures (set TENGEN_NN_DIR, or put them in ../shared/nn)");
+        return None;
+    };
+    let path = dir.join(name);
+    if path.is_file() {
+        Some(path)
+    } else {
+        eprintln!("skipped: {} is absent", path.display());
+        None
+    }
+}
+
+pub const G170: &str = "g170-b6c96-s175395328-d26788732.bin.gz";
+pub const TF_ROPE: &str = "b7c96h3tfrs-test5-cnorm.bin.gz";
+pub const TF_KV: &str = "b7c96h6kv3qk32v16tflrs-fson-bnh.bin.gz";
