@@ -18,6 +18,7 @@ mod gtp_fuzz;
 mod gtp_regress;
 mod gtp_timing;
 mod input_limits;
+mod layers;
 #[path = "match.rs"]
 mod match_command;
 mod nn;
