@@ -16,7 +16,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let n: u64 = args.first().and_then(|a| a.parse().ok()).unwrap_or(1000);
     let resumed = args.iter().any(|a| a == "resumed");
-    let mut config = e.settings().search_config();
+    let mut config = e.settings().search.clone();
     config.threads = 1;
     config.seki_moves = !args.iter().any(|a| a == "noseki");
     let mut search = Search::new(config);

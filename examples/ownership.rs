@@ -16,13 +16,13 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let own: Vec<f64> = if args.first().map(String::as_str) == Some("search") {
         let n = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1000);
-        let config = e.settings().search_config();
+        let config = e.settings().search.clone();
         tengen::status::search_ownership(e.game(), &config, n, &|| false)
             .into_iter()
             .map(f64::from)
             .collect()
     } else {
-        tengen::status::playout_ownership(e.game(), e.settings().seed, 1000)
+        tengen::status::playout_ownership(e.game(), e.settings().search.seed, 1000)
     };
     let n = e.game().size();
     for row in (0..n).rev() {

@@ -68,7 +68,7 @@ pub struct SearchArgs {
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Memory bound of the whole process in MiB, search tree included
-    #[arg(long, value_name = "MIB", default_value_t = 512, value_parser = |s: &str| number_in(s, 16usize, machine_mib()))]
+    #[arg(long, value_name = "MIB", default_value_t = crate::search::DEFAULT_MAX_MEMORY_MIB, value_parser = |s: &str| number_in(s, 16usize, machine_mib()))]
     pub max_memory: usize,
     #[command(flatten)]
     pub tuning: TuningArgs,
@@ -101,12 +101,12 @@ impl SearchArgs {
     /// Sets the seed, threads, memory and knobs given.
     pub fn apply(&self, settings: &mut Settings) {
         if let Some(s) = self.seed {
-            settings.seed = s;
+            settings.search.seed = s;
         }
         if let Some(t) = self.threads {
-            settings.threads = t.max(1);
+            settings.search.threads = t.max(1);
         }
-        settings.max_memory_mib = self.max_memory.max(1);
+        settings.search.max_memory_mib = self.max_memory.max(1);
         self.tuning.apply(settings);
     }
 
@@ -350,8 +350,6 @@ impl EngineArgs {
     pub fn settings(&self) -> Settings {
         Settings {
             ponder: self.ponder,
-            lizzie: self.lizzie,
-            live_gfx: self.live_gfx,
             ..self.play.settings()
         }
     }
@@ -359,6 +357,17 @@ impl EngineArgs {
     /// The engine these options describe (19x19 until told otherwise).
     pub fn engine(&self) -> Engine {
         Engine::new(self.play.rules(), self.settings())
+    }
+
+    /// The GTP session these options describe: the engine and the session's own options.
+    pub fn front(&self) -> crate::gtp::Front {
+        crate::gtp::Front::new(
+            self.engine(),
+            crate::gtp::FrontOptions {
+                lizzie: self.lizzie,
+                live_gfx: self.live_gfx,
+            },
+        )
     }
 }
 

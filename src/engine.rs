@@ -10,7 +10,7 @@ mod resign;
 mod settings;
 
 pub use player::{Player, PlayerKind, RandomPlayer};
-pub use settings::{tree_bytes, Settings};
+pub use settings::Settings;
 
 use crate::board::{Color, IllegalMove, Move, Point};
 use crate::game::{Game, SetupError};
@@ -102,8 +102,8 @@ impl Engine {
     /// A 19x19 engine with the given rules and settings.
     pub fn new(rules: Rules, settings: Settings) -> Engine {
         let player: Box<dyn Player> = match settings.player {
-            PlayerKind::Random => Box::new(RandomPlayer::new(settings.seed)),
-            PlayerKind::Mcts => Box::new(Search::new(settings.search_config())),
+            PlayerKind::Random => Box::new(RandomPlayer::new(settings.search.seed)),
+            PlayerKind::Mcts => Box::new(Search::new(settings.search.clone())),
         };
         Engine {
             game: Game::new(19, rules).expect("19 is a valid size"),
@@ -471,7 +471,7 @@ impl Engine {
     fn judge_dead(&self, stop: Stop<'_>) -> Vec<Point> {
         self.judge.dead_stones(
             &self.game,
-            &self.settings.search_config(),
+            &self.settings.search,
             self.settings.status_playouts,
             stop.0,
         )

@@ -191,8 +191,8 @@ fn main() -> anyhow::Result<()> {
             if std::io::stdin().is_terminal() && cli.verbose > 0 {
                 eprintln!("Tengen {}: speaking GTP v2 on stdin/stdout; try 'list_commands', 'quit' to leave.", env!("CARGO_PKG_VERSION"));
             }
-            let mut engine = cli.engine.engine();
-            tengen::gtp::serve_stdio(&mut engine)?;
+            let mut front = cli.engine.front();
+            tengen::gtp::serve_stdio(&mut front)?;
             Ok(())
         }
     }

@@ -16,8 +16,9 @@ use crate::search::{Limits, PolicyKind, Search, SearchConfig, HAND_PRIOR_EXPAND_
 /// `scripts/score_corpus.py`: 0.3 to 0.5 do about as well, 0.7 loses exact scores.
 const DEAD_THRESHOLD: f32 = 0.4;
 
-/// Bound on the tree of the dead-stone search, in bytes.
-const STATUS_MEMORY: usize = 64 << 20;
+/// Bound given to the dead-stone search, in MiB: its tree gets 64 MiB
+/// ([`crate::search::tree_bytes`]), or less under a smaller `--max-memory`.
+const STATUS_MEMORY_MIB: usize = 96;
 
 /// The status of a chain at the end of a game (GTP `final_status_list`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -206,7 +207,7 @@ pub fn search_ownership(
     // search keeps the hand-written priors (and their expansion threshold).
     config.priors.learned = 0;
     config.expand_visits = HAND_PRIOR_EXPAND_VISITS;
-    config.max_memory = config.max_memory.min(STATUS_MEMORY);
+    config.max_memory_mib = config.max_memory_mib.min(STATUS_MEMORY_MIB);
     let seed = config.seed;
     let mut search = Search::new(config);
     let limits = Limits {

@@ -3,6 +3,7 @@
 //! seeds and playout counts.
 
 use tengen::engine::{Engine, Genmove, GenmoveOptions, Settings, Stop};
+use tengen::search::SearchConfig;
 use tengen::{Color, Move, Point, Rules};
 
 use crate::common;
@@ -22,10 +23,13 @@ fn seeded_engine(
     then: &[(Color, Move)],
 ) -> Engine {
     let settings = Settings {
-        seed,
-        threads: 1,
         playouts: Some(1500),
-        max_memory_mib: 32,
+        search: SearchConfig {
+            seed,
+            threads: 1,
+            max_memory_mib: 32,
+            ..SearchConfig::default()
+        },
         ..Settings::default()
     };
     let mut e = Engine::new(rules.clone(), settings);
@@ -260,7 +264,7 @@ fn a_finished_game_played_on_still_weighs_its_moves() {
         Color::Black,
         &[pass(Color::Black), pass(Color::White)],
     );
-    let mut config = e.settings().search_config();
+    let mut config = e.settings().search.clone();
     config.threads = 1;
     let mut search = tengen::search::Search::new(config);
     let limits = tengen::search::Limits::playouts(500);
@@ -403,10 +407,13 @@ fn an_early_pass_is_not_answered_with_a_pass() {
     for (size, stones) in [(9, vec![(4, 4)]), (19, vec![(3, 3), (15, 15), (9, 9)])] {
         for passer in [Color::Black, Color::White] {
             let settings = Settings {
-                seed: 5,
-                threads: 1,
                 playouts: Some(500),
-                max_memory_mib: 32,
+                search: SearchConfig {
+                    seed: 5,
+                    threads: 1,
+                    max_memory_mib: 32,
+                    ..SearchConfig::default()
+                },
                 ..Settings::default()
             };
             let mut e = Engine::new(rules(7.5), settings);
@@ -431,10 +438,13 @@ fn an_early_pass_is_not_answered_with_a_pass() {
 /// open in each case below: N = 1, 2, 5, 20, 40 on 9x9, 13x13 and 19x19).
 fn no_pass_after_a_pass_at_move(size: usize, n: usize) {
     let settings = |playouts| Settings {
-        seed: 11 + n as u64,
-        threads: 1,
         playouts: Some(playouts),
-        max_memory_mib: 32,
+        search: SearchConfig {
+            seed: 11 + n as u64,
+            threads: 1,
+            max_memory_mib: 32,
+            ..SearchConfig::default()
+        },
         ..Settings::default()
     };
     let mut builder = Engine::new(rules(7.5), settings(30));
@@ -541,11 +551,14 @@ fn the_resign_streak_starts_afresh_in_a_new_game() {
     use tengen::gtp::{parse_command, Context, Executor};
     for command in ["clear_board", "boardsize 9", "undo", "komi 6.5"] {
         let settings = Settings {
-            seed: 3,
-            threads: 1,
             playouts: Some(600),
-            max_memory_mib: 32,
             resign: 0.99,
+            search: SearchConfig {
+                seed: 3,
+                threads: 1,
+                max_memory_mib: 32,
+                ..SearchConfig::default()
+            },
             ..Settings::default()
         };
         let mut e = Engine::new(rules(7.5), settings);

@@ -16,7 +16,7 @@ fn search(seed: u64) -> Search {
     Search::new(SearchConfig {
         threads: 1,
         seed,
-        max_memory: 64 << 20,
+        max_memory_mib: 96,
         ..SearchConfig::default()
     })
 }
@@ -186,12 +186,15 @@ fn does_not_fill_its_own_eyes() {
 fn one_thread_is_deterministic_and_seeds_vary() {
     let run = |seed| {
         let mut settings = Settings {
-            seed,
-            threads: 1,
             playouts: Some(300),
+            search: SearchConfig {
+                seed,
+                threads: 1,
+                ..SearchConfig::default()
+            },
             ..Settings::default()
         };
-        settings.max_memory_mib = 32;
+        settings.search.max_memory_mib = 32;
         let mut e = Engine::new(Rules::chinese(), settings);
         e.resize(9);
         (0..8)
@@ -261,7 +264,10 @@ const FINISHED: [&str; 9] = [
 #[test]
 fn dead_stones_come_from_the_search_and_count_for_the_owner() {
     let settings = Settings {
-        threads: 1,
+        search: SearchConfig {
+            threads: 1,
+            ..SearchConfig::default()
+        },
         ..Settings::default()
     };
     let mut engine = Engine::new(Rules::chinese(), settings);
@@ -280,8 +286,11 @@ fn dead_stones_come_from_the_search_and_count_for_the_owner() {
     // not cached: the full judgement after it runs its 20,000 playouts (tens of
     // milliseconds at least) instead of answering from the cache (microseconds).
     let settings = Settings {
-        threads: 1,
         status_playouts: 20_000,
+        search: SearchConfig {
+            threads: 1,
+            ..SearchConfig::default()
+        },
         ..Settings::default()
     };
     let mut fresh = Engine::new(Rules::chinese(), settings);
@@ -301,7 +310,10 @@ fn dead_stones_come_from_the_search_and_count_for_the_owner() {
 #[test]
 fn dead_stones_ignore_the_passes_that_ended_the_game() {
     let settings = Settings {
-        threads: 1,
+        search: SearchConfig {
+            threads: 1,
+            ..SearchConfig::default()
+        },
         ..Settings::default()
     };
     let mut engine = Engine::new(Rules::chinese(), settings);
@@ -323,8 +335,11 @@ const SEKI: [&str; 4] = ["X X X X", "X . X X", "O O . O", "O O O O"];
 fn seki_stones_stay_and_their_liberties_count_to_nobody() {
     for seed in 1..=3 {
         let settings = Settings {
-            threads: 1,
-            seed,
+            search: SearchConfig {
+                threads: 1,
+                seed,
+                ..SearchConfig::default()
+            },
             ..Settings::default()
         };
         let mut engine = Engine::new(Rules::chinese(), settings);

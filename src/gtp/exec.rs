@@ -2,7 +2,7 @@
 //! GTP vertices and board points and producing the reply texts. No stdin/stdout here
 //! (details of refusals go to stderr), so it is unit-testable.
 use super::analysis;
-use super::command::{Command, GoguiShow, Status};
+use super::command::{Command, Status};
 use super::error::GtpError;
 use super::parse::{GtpMove, Vertex};
 use super::serve::{Context, Executor, Reply};
@@ -48,7 +48,8 @@ fn vertex_list(mut points: Vec<Point>) -> String {
     texts.join(" ")
 }
 
-fn genmove_text(m: Genmove) -> String {
+/// The GTP text of a generated move: a vertex, `pass` or `resign`.
+pub(super) fn genmove_text(m: Genmove) -> String {
     match m {
         Genmove::Place(p) => vertex_of(p).to_string(),
         Genmove::Pass => "pass".into(),
@@ -157,15 +158,7 @@ impl Executor for Engine {
                 self.execute_streamed(c, ctx, &mut |_| {})
             }
             Command::Name => Ok(NAME.into()),
-            Command::Version => Ok(if self.settings().lizzie {
-                format!(
-                    "0.15 (Leela Zero 0.15 analysis; Tengen {})",
-                    env!("CARGO_PKG_VERSION")
-                )
-            } else {
-                env!("CARGO_PKG_VERSION").to_string()
-            }
-            .into()),
+            Command::Version => Ok(env!("CARGO_PKG_VERSION").into()),
             Command::Quit => Ok(Reply::empty().and_quit()),
             Command::Boardsize(n) => {
                 if self.resize(n as usize) {
@@ -192,29 +185,6 @@ impl Executor for Engine {
                     GtpError::IllegalMove
                 })?;
                 Ok(Reply::empty())
-            }
-            Command::Genmove(color) if self.settings().live_gfx => {
-                // GoGui's live graphics: the search so far on stderr twice a second.
-                let board = self.game().board().clone();
-                let mut sink = |a: &crate::search::Analysis| {
-                    crate::log::raw(&format!(
-                        "gogui-gfx:\n{}\n\n",
-                        analysis::gogui_show(GoguiShow::BestMovesGfx, a, &board)
-                    ));
-                };
-                let m = self.genmove(
-                    color,
-                    GenmoveOptions {
-                        stop: Stop::when(&|| ctx.interrupted()),
-                        report: Some(Reporter {
-                            interval: std::time::Duration::from_millis(500),
-                            sink: &mut sink,
-                        }),
-                        ..GenmoveOptions::default()
-                    },
-                );
-                crate::log::raw("gogui-gfx: CLEAR\n");
-                Ok(genmove_text(m).into())
             }
             Command::Genmove(color) => {
                 let m = self.genmove(

@@ -6,6 +6,7 @@ pub mod client;
 pub mod command;
 pub mod error;
 pub mod exec;
+pub mod front;
 pub mod parse;
 pub mod preprocess;
 pub mod serve;
@@ -15,6 +16,7 @@ pub use command::{
     Status, SyntaxError, COMMANDS,
 };
 pub use error::GtpError;
+pub use front::{Front, FrontOptions};
 pub use parse::{color_name, GtpMove, Vertex};
 pub use preprocess::preprocess;
 pub use serve::{serve, serve_stdio, Context, Executor, Reply};

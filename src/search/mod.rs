@@ -58,12 +58,31 @@ pub enum PolicyKind {
 /// the semeai of `tests/search.rs`, which 8 and 12 read.
 pub const HAND_PRIOR_EXPAND_VISITS: u32 = 4;
 
-/// The search's constants.
+/// The default bound on the process's memory, in MiB.
+pub const DEFAULT_MAX_MEMORY_MIB: usize = 512;
+
+/// Memory kept out of `--max-memory` for everything but the search tree (the program,
+/// boards, per-thread state, the dead-stone search's own small tree, I/O buffers).
+const RESERVE_MIB: usize = 32;
+
+/// The search tree's share of a memory bound of `mib` MiB: all but [`RESERVE_MIB`], or
+/// half of a bound too small for that. The whole process stays within the bound.
+pub fn tree_bytes(mib: usize) -> usize {
+    let mib = mib.max(1);
+    if mib >= 2 * RESERVE_MIB {
+        (mib - RESERVE_MIB) << 20
+    } else {
+        (mib << 20) / 2
+    }
+}
+
+/// The search's constants: threads, memory and seed, and the research knobs (`--set`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchConfig {
     pub threads: usize,
-    /// Bound on the tree's memory, in bytes.
-    pub max_memory: usize,
+    /// Bound on the whole process's memory, in MiB (`--max-memory`): the tree gets
+    /// [`tree_bytes`] of it.
+    pub max_memory_mib: usize,
     /// Visits a leaf needs before it is expanded.
     pub expand_visits: u32,
     /// RAVE equivalence: the number of visits at which a move's own statistics and its
@@ -90,7 +109,7 @@ impl Default for SearchConfig {
     fn default() -> SearchConfig {
         SearchConfig {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            max_memory: 512 << 20,
+            max_memory_mib: DEFAULT_MAX_MEMORY_MIB,
             expand_visits: 12,
             rave_equiv: 3000.0,
             explore: 0.0,

@@ -146,7 +146,7 @@ impl Search {
     ) -> Analysis {
         let start = Instant::now();
         self.take_tree(game, color);
-        let capacity = Tree::capacity_for_bytes(self.config.max_memory);
+        let capacity = Tree::capacity_for_bytes(super::tree_bytes(self.config.max_memory_mib));
         let (tree, key) = match self.tree.take() {
             Some(t) if t.0.capacity() == capacity => t,
             _ => (Tree::new(capacity), root_key(game, color)),

@@ -9,7 +9,7 @@ use crate::engine::Settings;
 use crate::game::Game;
 use crate::playout::{playout, Light, PlayoutRng};
 use crate::rules::Rules;
-use crate::search::{Limits, Search};
+use crate::search::{Limits, Search, SearchConfig};
 
 /// Throughput of light playouts from the empty board.
 #[derive(Clone, Copy, Debug)]
@@ -103,7 +103,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 10_000, value_parser = |s: &str| crate::cli::number_in(s, 1u64, 1_000_000_000_000))]
     pub playouts: u64,
     /// The search's bound on the process's memory, in MiB (the tree gets all but 32 MiB).
-    #[arg(long, default_value_t = 512, value_parser = |s: &str| crate::cli::number_in(s, 16usize, crate::cli::machine_mib()))]
+    #[arg(long, default_value_t = crate::search::DEFAULT_MAX_MEMORY_MIB, value_parser = |s: &str| crate::cli::number_in(s, 16usize, crate::cli::machine_mib()))]
     pub max_memory: usize,
     #[command(flatten)]
     pub tuning: crate::cli::TuningArgs,
@@ -119,21 +119,24 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     for &size in &args.sizes {
         if args.search {
             let mut settings = Settings {
-                threads: args.threads.max(1),
-                seed: args.seed,
-                max_memory_mib: args.max_memory,
+                search: SearchConfig {
+                    threads: args.threads.max(1),
+                    seed: args.seed,
+                    max_memory_mib: args.max_memory,
+                    ..SearchConfig::default()
+                },
                 ..Settings::default()
             };
             args.tuning.apply(&mut settings);
             let mut game = Game::new(size, Rules::chinese())
                 .ok_or_else(|| anyhow::anyhow!("size {size} is not in 2..=25"))?;
             game.set_komi(7.5);
-            let mut s = Search::new(settings.search_config());
+            let mut s = Search::new(settings.search.clone());
             let a = s.run(&game, Color::Black, &Limits::playouts(args.playouts));
             println!(
                 "mode=search size={} threads={} playouts={} seconds={:.2} playouts_per_s={:.0} nodes={} peak_rss_mib={}",
                 size,
-                settings.threads,
+                settings.search.threads,
                 a.playouts,
                 a.seconds,
                 a.playouts as f64 / a.seconds.max(1e-9),

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use crate::engine::{Engine, Settings};
 use crate::gtp::{parse_command, preprocess};
 use crate::rules::Rules;
+use crate::search::SearchConfig;
 use crate::{record, sgf, Game};
 
 /// Longest response a session may give to one command. The largest real ones (a 25x25
@@ -130,11 +131,14 @@ pub fn session_responses(data: &[u8], check_peak: bool) -> Vec<String> {
     let data = &data[..data.len().min(SESSION_BYTES)];
     let text = String::from_utf8_lossy(data);
     let settings = Settings {
-        seed: 1,
         status_playouts: 16,
         playouts: Some(16),
-        threads: 1,
-        max_memory_mib: 64,
+        search: SearchConfig {
+            seed: 1,
+            threads: 1,
+            max_memory_mib: 64,
+            ..SearchConfig::default()
+        },
         ..Settings::default()
     };
     let mut engine = Engine::new(Rules::chinese(), settings);

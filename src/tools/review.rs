@@ -106,7 +106,7 @@ fn load(args: &ReviewArgs) -> anyhow::Result<(Game, Vec<(Color, Move)>, Vec<(Str
 pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
     let (start, moves, info) = load(args)?;
     let settings = args.search.settings();
-    let mut search = Search::new(settings.search_config());
+    let mut search = Search::new(settings.search.clone());
     let bar = indicatif::ProgressBar::new(moves.len() as u64 + 1);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
