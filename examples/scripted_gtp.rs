@@ -14,7 +14,7 @@ use std::io::{self, BufRead, Write};
 use std::time::Duration;
 
 use tengen::gtp::GtpMove;
-use tengen::record::move_text;
+use tengen::notation::move_text;
 use tengen::{Color, Game, Move, Rules};
 
 #[derive(Default)]

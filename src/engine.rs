@@ -293,7 +293,7 @@ impl Engine {
     /// Everything a GTP command may change, one `key value` line each (`tengen-state`):
     /// what a failed command must leave as it was, and what a user may want to check.
     pub fn state_text(&self) -> String {
-        let letter = |c: Color| if c == Color::Black { 'B' } else { 'W' };
+        let letter = crate::notation::color_letter;
         let g = &self.game;
         let hashes: Vec<u64> = g.position_hashes().collect();
         let history = hashes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
@@ -303,7 +303,7 @@ impl Engine {
         let all = g.moves();
         let moves: Vec<String> = all[all.len().saturating_sub(20)..]
             .iter()
-            .map(|&(c, m)| format!("{}{}", letter(c), crate::record::move_text(m)))
+            .map(|&(c, m)| format!("{}{}", letter(c), crate::notation::move_text(m)))
             .collect();
         format!(
             "size {}\nkomi {}\nrules {:?}\nhandicap {}\nsetup {}\nfirst_to_move {}\nto_move {}\nmoves {} last {}\ncaptures {} {}\nposition_hash {:016x}\nhistory_hash {:016x}\ntime_control {}\nclock_black {:?}\nclock_white {:?}",
@@ -521,12 +521,12 @@ fn log_search(a: &Analysis, budget: Option<Budget>) {
         let pv: Vec<String> =
             c.pv.iter()
                 .take(8)
-                .map(|&m| crate::record::move_text(m))
+                .map(|&m| crate::notation::move_text(m))
                 .collect();
         crate::log!(
             3,
             "  {:>4} {:>7} visits  win {:.3}  prior {:.3} ({} visits)  amaf {:.3} ({})  score B{:+.1}  pv {}",
-            crate::record::move_text(c.mv),
+            crate::notation::move_text(c.mv),
             c.visits,
             c.winrate,
             c.prior,

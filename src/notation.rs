@@ -85,3 +85,20 @@ pub fn diagram(game: &Game) -> String {
     let _ = write!(s, "   {letters}");
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_forms() {
+        assert_eq!(color_name(Color::Black), "black");
+        assert_eq!(color_name(Color::White), "white");
+        assert_eq!(color_letter(Color::White), 'W');
+        assert_eq!(column_letter(7), 'H');
+        assert_eq!(column_letter(8), 'J');
+        assert_eq!(column_letter(24), 'Z');
+        assert_eq!(move_text(Move::Pass), "pass");
+        assert_eq!(move_text(Move::Place(Point::from_coord(3, 3))), "D4");
+    }
+}

@@ -4,8 +4,6 @@ use crate::board::{Color, Move, Point};
 use crate::game::Game;
 use crate::sgf::{SgfMove, SgfNode, SgfPoint, SgfRecord};
 
-pub use crate::notation::{column_letter, diagram, move_text};
-
 /// The board point of an SGF point.
 pub fn point_of_sgf(p: SgfPoint) -> Point {
     Point::from_coord(p.col as usize, p.row as usize)

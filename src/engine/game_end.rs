@@ -180,7 +180,7 @@ pub(super) fn no_pass_on_an_open_board(view: &EndView, mv: Move) -> Option<Move>
     crate::log!(
         2,
         "game end: {} instead of a pass (the board is mostly open)",
-        crate::record::move_text(m)
+        crate::notation::move_text(m)
     );
     Some(m)
 }
@@ -210,7 +210,7 @@ pub(super) fn save_before_passing(view: &EndView, mv: Move) -> Option<Move> {
     crate::log!(
         2,
         "game end: {} instead of a pass (a chain in atari)",
-        crate::record::move_text(Move::Place(p))
+        crate::notation::move_text(Move::Place(p))
     );
     Some(Move::Place(p))
 }
@@ -264,7 +264,7 @@ pub(super) fn pass_only_when_the_count_wins(view: &EndView, mv: Move) -> Option<
     crate::log!(
         2,
         "game end: {} instead of a pass (the count loses)",
-        crate::record::move_text(m)
+        crate::notation::move_text(m)
     );
     Some(m)
 }
@@ -323,7 +323,7 @@ pub(super) fn pass_when_the_game_is_decided(view: &EndView, mv: Move) -> Move {
         crate::log!(
             2,
             "game end: pass instead of {} (the game is decided; {} dead stones)",
-            crate::record::move_text(mv),
+            crate::notation::move_text(mv),
             view.dead().len()
         );
         return Move::Pass;

@@ -6,7 +6,7 @@
 use super::command::{AnalyzeArgs, AnalyzeFormat, MoveRule};
 use super::parse::GtpMove;
 use crate::board::{Board, Color, Move, Point};
-use crate::record::move_text;
+use crate::notation::move_text;
 use crate::search::{Analysis, Candidate};
 
 /// The candidates to show, best first: those with visits, topped up with unvisited ones

@@ -14,9 +14,10 @@ use nom::{IResult, Parser};
 use thiserror::Error;
 
 use super::error::GtpError;
-use super::parse::{color, color_name, float, gtp_move, int, is_word_char, string, vertex};
+use super::parse::{color, float, gtp_move, int, is_word_char, string, vertex};
 use super::parse::{GtpMove, Vertex};
 use crate::board::Color;
+use crate::notation::color_name;
 use crate::time::TimeSystem;
 
 /// The status argument of `final_status_list`: the judgement's own [`Status`].

@@ -17,6 +17,6 @@ pub use command::{
 };
 pub use error::GtpError;
 pub use front::{Front, FrontOptions};
-pub use parse::{color_name, GtpMove, Vertex};
+pub use parse::{GtpMove, Vertex};
 pub use preprocess::preprocess;
 pub use serve::{serve, serve_stdio, Context, Executor, Reply};

@@ -84,8 +84,6 @@ impl FromStr for GtpMove {
     }
 }
 
-pub use crate::notation::{color_letter, color_name};
-
 /// Runs `parser` on all of `s`, failing on trailing text; the error owns its input so it
 /// can outlive `s`.
 fn whole<'a, O, P>(parser: P, s: &'a str) -> Result<O, nom::Err<nom::error::Error<String>>>
@@ -263,9 +261,9 @@ mod tests {
             assert_eq!(full(color, bad), None, "{bad:?}");
         }
         assert_eq!(color("black D4"), Ok((" D4", Color::Black)));
-        assert_eq!(color_name(Color::Black), "black");
-        assert_eq!(color_name(Color::White), "white");
-        assert_eq!(color_letter(Color::White), 'W');
+        for c in [Color::Black, Color::White] {
+            assert_eq!(full(color, crate::notation::color_name(c)), Some(c));
+        }
     }
 
     #[test]

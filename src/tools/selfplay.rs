@@ -11,8 +11,8 @@ use clap::Args;
 use crate::board::{Color, Move};
 use crate::cli::PlayArgs;
 use crate::engine::{Genmove, GenmoveOptions, Stop};
-use crate::gtp::color_name;
-use crate::record::{diagram, move_text, record_of};
+use crate::notation::{color_name, diagram, move_text};
+use crate::record::record_of;
 use crate::sgf;
 
 /// Options of `tengen selfplay`.

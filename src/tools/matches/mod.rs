@@ -24,8 +24,9 @@ use crate::board::{Color, Move};
 use crate::engine::{Engine, Settings, Stop};
 use crate::game::Game;
 use crate::gtp::client::{self, Client, Failure, Stderr};
-use crate::gtp::{color_name, GtpMove};
-use crate::record::{move_text, record_of};
+use crate::gtp::GtpMove;
+use crate::notation::{color_name, move_text};
+use crate::record::record_of;
 use crate::rules::Rules;
 use crate::sgf;
 
