@@ -44,7 +44,7 @@ pub struct PlayArgs {
     /// Playouts a move [default: the clock decides]
     #[arg(long, value_name = "N", value_parser = |s: &str| number_in(s, 1u64, 1_000_000_000_000))]
     pub playouts: Option<u64>,
-    /// Seconds a move without GTP time settings [default: 1 / 1.5 / 2 by size]
+    /// Seconds a move with no GTP clock [default: 1 / 1.5 / 2 by size]
     #[arg(long, value_name = "SECONDS", value_parser = parse_move_time)]
     pub move_time: Option<f64>,
     /// Resign below this win rate 3 moves in a row (0: never)
@@ -61,13 +61,13 @@ pub struct PlayArgs {
 /// ([`TuningArgs`]). GTP mode, `selfplay` and `review`.
 #[derive(Args, Debug, Clone)]
 pub struct SearchArgs {
-    /// Seed of every random choice [default: a fixed one: same moves each run]
+    /// Seed of every random choice [default: a fixed one]
     #[arg(long, value_name = "SEED")]
     pub seed: Option<u64>,
     /// Search threads, at most 4 a core [default: one a core]
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
-    /// Memory bound of the whole process in MiB, search tree included
+    /// Memory bound of the whole process in MiB
     #[arg(long, value_name = "MIB", default_value_t = crate::search::DEFAULT_MAX_MEMORY_MIB, value_parser = |s: &str| number_in(s, 16usize, machine_mib()))]
     pub max_memory: usize,
     #[command(flatten)]
@@ -158,7 +158,7 @@ pub static KNOBS: &[Knob] = &[
     },
     Knob {
         key: "policy",
-        help: "playouts: moggy (captures, escapes, 3x3 shapes) or light",
+        help: "playouts: moggy (captures, escapes, shapes), light",
         range: "moggy, light",
         get: |s| match s.search.policy {
             PolicyKind::Moggy => "moggy".into(),
@@ -181,7 +181,7 @@ pub static KNOBS: &[Knob] = &[
     },
     Knob {
         key: "rave-equiv",
-        help: "visits at which own and AMAF statistics weigh the same",
+        help: "visits where own and AMAF statistics weigh alike",
         range: "1..=1e9",
         get: |s| s.search.rave_equiv.to_string(),
         set: |s, v| {

@@ -14,9 +14,9 @@ use tengen::cli::EngineArgs;
 use tengen::tools;
 
 /// The end of `tengen --help`, after the research knobs.
-const MODES: &str = "Without a subcommand Tengen speaks GTP on stdin/stdout with the options \
-above. A subcommand takes its own options, after it (`tengen bench --help`); only -v goes \
-anywhere.";
+const MODES: &str = "Without a subcommand Tengen speaks GTP on stdin/stdout with the options\n\
+above. A subcommand takes its own options, after it (`tengen bench --help`);\n\
+only -v goes anywhere.";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -27,8 +27,7 @@ anywhere.";
 struct Cli {
     #[command(flatten)]
     engine: EngineArgs,
-    /// Log on stderr: 0 quiet, 1 problems, 2 traffic, 3 search details (anywhere on the
-    /// line)
+    /// Log on stderr: 0 quiet, 1 problems, 2 traffic, 3 details
     #[arg(long, short, default_value_t = 1, value_name = "LEVEL", global = true)]
     verbose: u8,
     #[command(subcommand)]
@@ -37,30 +36,44 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Sub {
+    /// Measure playouts (or with --search whole searches) a second
+    ///
     /// Light playouts from the empty board (one line per board size), or with --search
     /// one full search per size.
     Bench(Box<tools::bench::BenchArgs>),
-    /// Run GTP regression files against an engine (default: this program), with the
+    /// Run GTP regression files, with gogui-regress's verdicts
+    ///
+    /// Runs GTP regression files against an engine (default: this program), with the
     /// verdicts of gogui-regress: tengen regress [OPTIONS] FILE.tst... [-- ENGINE ARGS...]
     Regress(tools::regress::RegressArgs),
-    /// Play games between two GTP engines (command lines), checking every move; writes
+    /// Play a match between two GTP engines
+    ///
+    /// Plays games between two GTP engines (command lines), checking every move; writes
     /// SGFs, results.tsv and summary.txt to --out and resumes there. The last stdout line
     /// is `games=N a_wins=... winrate=... ci95=LO-HI elo=... illegal=... time_losses=...
     /// crashes=...`.
     Match(Box<tools::matches::MatchArgs>),
+    /// Merge the result folders of one match's shards
+    ///
     /// The summary of several `tengen match` folders of one match (the shards of
     /// --shard K/N, say), as `tengen match` prints it, its last line the machine-readable
     /// one.
     MatchMerge(tools::matches::MergeArgs),
+    /// Play one game against itself, shown on stderr
+    ///
     /// One game of Tengen against itself (GTP mode's options for play): the board and
     /// each move's time on stderr, the result and the SGF at the end.
     Selfplay(Box<tools::selfplay::SelfplayArgs>),
-    /// Review a game record: every position analysed, the record written back with each
+    /// Review a game record: win rates, mistakes, an annotated SGF
+    ///
+    /// Reviews a game record: every position analysed, the record written back with each
     /// move's win rate (SBKV) and score lead, Tengen's variation where a move lost much,
     /// each side's biggest mistakes on stdout, and with --plot a win-rate graph (SVG). The
     /// record's komi (KM) and size are kept.
     Review(Box<tools::review::ReviewArgs>),
-    /// Fit the move model (feature and pattern strengths) to game records with Coulom's
+    /// Fit the learned move model to game records
+    ///
+    /// Fits the move model (feature and pattern strengths) to game records with Coulom's
     /// minorization-maximization; a tenth of the games held out to measure prediction.
     TrainPatterns(tools::train::TrainArgs),
 }

@@ -141,9 +141,26 @@ pub struct Limits<'a> {
 }
 
 impl Limits<'_> {
+    /// Exactly `n` playouts, whatever the threads.
     pub fn playouts(n: u64) -> Limits<'static> {
         Limits {
             playouts: Some(n),
+            ..Limits::none()
+        }
+    }
+
+    /// `time` and no longer: a hard limit.
+    pub fn time(time: Duration) -> Limits<'static> {
+        Limits {
+            time: Some(time),
+            ..Limits::none()
+        }
+    }
+
+    /// No limit: until `stop` (which never comes here; set it).
+    fn none() -> Limits<'static> {
+        Limits {
+            playouts: None,
             time: None,
             max_time: None,
             early_stop: false,

@@ -122,14 +122,7 @@ pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
     for k in 0..=moves.len() {
         let color = game.to_move();
         let limits = match args.time_per_move {
-            Some(s) => Limits {
-                playouts: None,
-                time: Some(std::time::Duration::from_secs_f64(s.max(0.01))),
-                max_time: None,
-                early_stop: false,
-                stop: &|| false,
-                root_filter: None,
-            },
+            Some(s) => Limits::time(std::time::Duration::from_secs_f64(s.max(0.01))),
             None => Limits::playouts(args.visits.unwrap_or(1000).max(1)),
         };
         let a = search.run(&game, color, &limits);
