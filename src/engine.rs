@@ -290,42 +290,9 @@ impl Engine {
         self.game.score(&self.dead_stones(stop))
     }
 
-    /// Everything a GTP command may change, one `key value` line each (`tengen-state`):
-    /// what a failed command must leave as it was, and what a user may want to check.
-    pub fn state_text(&self) -> String {
-        let letter = crate::notation::color_letter;
-        let g = &self.game;
-        let hashes: Vec<u64> = g.position_hashes().collect();
-        let history = hashes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
-            (h ^ x).wrapping_mul(0x100_0000_01b3)
-        });
-        // The last 20 moves (the count says how many there are).
-        let all = g.moves();
-        let moves: Vec<String> = all[all.len().saturating_sub(20)..]
-            .iter()
-            .map(|&(c, m)| format!("{}{}", letter(c), crate::notation::move_text(m)))
-            .collect();
-        format!(
-            "size {}\nkomi {}\nrules {:?}\nhandicap {}\nsetup {}\nfirst_to_move {}\nto_move {}\nmoves {} last {}\ncaptures {} {}\nposition_hash {:016x}\nhistory_hash {:016x}\ntime_control {}\nclock_black {:?}\nclock_white {:?}",
-            g.size(),
-            g.komi(),
-            g.rules(),
-            g.handicap(),
-            g.setup().len(),
-            letter(g.first_to_move()),
-            letter(g.to_move()),
-            all.len(),
-            moves.join(" "),
-            g.board().captures(Color::Black),
-            g.board().captures(Color::White),
-            hashes.last().copied().unwrap_or(0),
-            history,
-            self.clocks
-                .system()
-                .map_or("None".to_string(), |t| format!("{t:?}")),
-            self.clocks.left(Color::Black),
-            self.clocks.left(Color::White),
-        )
+    /// The clocks: the time system and what `time_left` last said of each side.
+    pub fn clocks(&self) -> &Clocks {
+        &self.clocks
     }
 
     // How the engine thinks, step by step.

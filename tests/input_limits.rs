@@ -31,13 +31,6 @@ fn state_line(state: &str, key: &str) -> String {
         .to_string()
 }
 
-fn gogui(name: &str) -> String {
-    format!(
-        "{}/../shared/corpora/gogui-sgf/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
 #[test]
 fn loadsgf_refuses_devices_folders_and_huge_files_quickly() {
     let big = std::env::temp_dir().join(format!("tengen-big-{}.sgf", std::process::id()));
@@ -72,7 +65,11 @@ fn loadsgf_refuses_named_pipes_without_blocking() {
 
 #[test]
 fn loadsgf_at_a_move_before_a_bad_one_loads_that_position() {
-    let file = gogui("invalidmove.sgf"); // B[cg] W[ee] B[rs] (off the 9x9 board) W[cb]
+    // B[cg] W[ee] B[rs] (off the 9x9 board) W[cb]
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/sgf/off_board_move.sgf"
+    );
     let r = answers(&format!(
         "loadsgf {file} 2\nlist_stones b\nlist_stones w\nloadsgf {file} 3\nlist_stones w\nloadsgf {file}\nloadsgf {file} 4\nlist_stones w\n"
     ));

@@ -92,11 +92,15 @@ fn saves_a_big_chain_in_atari() {
 /// Runs `tengen SUBCOMMAND` with `args` on the 13 AlphaGo games (against Lee Sedol and
 /// others) twice, checks that both runs write the same file, and gives the summary line
 /// (stdout) and the file.
+/// The 13 AlphaGo games of the shared corpora (beside the checkout, as `.ci/run` has
+/// them; a fresh clone alone has not).
+const ALPHAGO: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/corpora/computer-go-dataset-ai/AlphaGo"
+);
+
 fn train_twice(subcommand: &str, args: &[&str]) -> (String, Vec<u8>) {
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpora/computer-go-dataset-ai/AlphaGo"
-    );
+    let dir = ALPHAGO;
     let tmp = std::env::temp_dir().join(format!("tengen-{subcommand}-{}", std::process::id()));
     let run = |out: &str| {
         let o = Command::new(env!("CARGO_BIN_EXE_tengen"))
@@ -134,6 +138,10 @@ fn field(line: &str, name: &str) -> f64 {
 
 #[test]
 fn train_patterns_end_to_end() {
+    if !std::path::Path::new(ALPHAGO).is_dir() {
+        eprintln!("skipped: no game records at {ALPHAGO} (.ci/run has them)");
+        return;
+    }
     // 3 of the 13 games held out.
     let (line, a) = train_twice(
         "train-patterns",

@@ -6,7 +6,7 @@ use super::command::{Command, Status};
 use super::error::GtpError;
 use super::parse::{GtpMove, Vertex};
 use super::serve::{Context, Executor, Reply};
-use crate::board::{Board, Move, Point};
+use crate::board::{Board, Color, Move, Point};
 use crate::engine::{AnalyzeOptions, Engine, Genmove, GenmoveOptions, Stop};
 use crate::game::SetupError;
 use crate::notation::diagram;
@@ -56,6 +56,44 @@ pub(super) fn genmove_text(m: Genmove) -> String {
         Genmove::Pass => "pass".into(),
         Genmove::Resign => "resign".into(),
     }
+}
+
+/// Everything a GTP command may change, one `key value` line each (`tengen-state`):
+/// what a failed command must leave as it was, and what a user may want to check.
+fn state_text(engine: &Engine) -> String {
+    let letter = crate::notation::color_letter;
+    let g = engine.game();
+    let hashes: Vec<u64> = g.position_hashes().collect();
+    let history = hashes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
+        (h ^ x).wrapping_mul(0x100_0000_01b3)
+    });
+    // The last 20 moves (the count says how many there are).
+    let all = g.moves();
+    let moves: Vec<String> = all[all.len().saturating_sub(20)..]
+        .iter()
+        .map(|&(c, m)| format!("{}{}", letter(c), crate::notation::move_text(m)))
+        .collect();
+    format!(
+        "size {}\nkomi {}\nrules {:?}\nhandicap {}\nsetup {}\nfirst_to_move {}\nto_move {}\nmoves {} last {}\ncaptures {} {}\nposition_hash {:016x}\nhistory_hash {:016x}\ntime_control {}\nclock_black {:?}\nclock_white {:?}",
+        g.size(),
+        g.komi(),
+        g.rules(),
+        g.handicap(),
+        g.setup().len(),
+        letter(g.first_to_move()),
+        letter(g.to_move()),
+        all.len(),
+        moves.join(" "),
+        g.board().captures(Color::Black),
+        g.board().captures(Color::White),
+        hashes.last().copied().unwrap_or(0),
+        history,
+        engine.clocks()
+            .system()
+            .map_or("None".to_string(), |t| format!("{t:?}")),
+        engine.clocks().left(Color::Black),
+        engine.clocks().left(Color::White),
+    )
 }
 
 /// CPU seconds used by this process (Linux `/proc/self/stat`; 0 elsewhere).
@@ -300,7 +338,7 @@ impl Executor for Engine {
                 .final_score(Stop::when(&|| ctx.interrupted()))
                 .in_stones()
                 .into()),
-            Command::TengenState => Ok(self.state_text().into()),
+            Command::TengenState => Ok(state_text(self).into()),
             Command::FinalStatusList(status) => {
                 Ok(status_list(self, status, Stop::when(&|| ctx.interrupted())).into())
             }
