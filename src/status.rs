@@ -97,10 +97,6 @@ impl Judge {
         playouts: usize,
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Vec<Point> {
-        let board = game.board();
-        if board.stone_count(Color::Black) + board.stone_count(Color::White) == 0 {
-            return Vec::new();
-        }
         let key = position_key(game, playouts);
         if let Ok(last) = self.last.lock() {
             if let Some((k, dead)) = last.as_ref() {
