@@ -549,7 +549,11 @@ fn no_pass_while_the_count_loses_and_points_are_left() {
 #[test]
 fn the_resign_streak_starts_afresh_in_a_new_game() {
     use tengen::gtp::{parse_command, Context, Executor};
-    for command in ["clear_board", "boardsize 9", "undo", "komi 6.5"] {
+    let loadsgf = format!(
+        "loadsgf {}/tests/data/sgf/setup_later.sgf",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for command in ["clear_board", "boardsize 9", "undo", "komi 6.5", &loadsgf] {
         let settings = Settings {
             playouts: Some(600),
             resign: 0.99,
