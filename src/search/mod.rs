@@ -20,13 +20,15 @@
 //!   arrays, merged when the workers are done ([`Analysis::ownership`]); the engine judges
 //!   dead stones from it.
 //!
-//! Files: [`run`] owns the threads, the limits and the tree between searches; `walk`
+//! Files: [`run`] owns the threads and the tree between searches; [`limits`] how long
+//! one search may run; `walk`
 //! one simulation (descend, evaluate the leaf by a playout, back up); `shared` what the
 //! workers of one search share (tree, root, counters, sums); [`analysis`] the
 //! one value a search gives; [`select`] the selection formula; [`tree`] the arena;
 //! [`prior`] what a new node's children start with.
 
 pub mod analysis;
+pub mod limits;
 pub mod prior;
 pub mod run;
 pub mod select;
@@ -34,13 +36,11 @@ mod shared;
 pub mod tree;
 mod walk;
 
-use std::time::Duration;
-
-use crate::board::Move;
 use crate::playout::MoggyConfig;
 use prior::PriorConfig;
 
 pub use analysis::{Analysis, Candidate};
+pub use limits::Limits;
 pub use run::{Reporter, Search};
 
 /// Which playout policy the search uses.
@@ -119,53 +119,6 @@ impl Default for SearchConfig {
             seki_moves: true,
             score_bonus: 0.0,
             seed: 0x7465_6e67_656e,
-        }
-    }
-}
-
-/// How long one search may run. It stops at the first limit reached, or when `stop`
-/// answers true (checked every few playouts).
-pub struct Limits<'a> {
-    pub playouts: Option<u64>,
-    /// The time the search means to take.
-    pub time: Option<Duration>,
-    /// The time it may take when the choice is still open at `time`: the best two moves
-    /// close in visits, or the best move changed late. At most this long in any case
-    /// (`None`: `time` is a hard limit).
-    pub max_time: Option<Duration>,
-    /// Stop early when the most visited move can no longer be overtaken in the time left.
-    pub early_stop: bool,
-    pub stop: &'a (dyn Fn() -> bool + Sync),
-    /// Root moves the search may consider (analysis `avoid` / `allow`); `None`: all.
-    pub root_filter: Option<&'a (dyn Fn(Move) -> bool + Sync)>,
-}
-
-impl Limits<'_> {
-    /// Exactly `n` playouts, whatever the threads.
-    pub fn playouts(n: u64) -> Limits<'static> {
-        Limits {
-            playouts: Some(n),
-            ..Limits::none()
-        }
-    }
-
-    /// `time` and no longer: a hard limit.
-    pub fn time(time: Duration) -> Limits<'static> {
-        Limits {
-            time: Some(time),
-            ..Limits::none()
-        }
-    }
-
-    /// No limit: until `stop` (which never comes here; set it).
-    fn none() -> Limits<'static> {
-        Limits {
-            playouts: None,
-            time: None,
-            max_time: None,
-            early_stop: false,
-            stop: &|| false,
-            root_filter: None,
         }
     }
 }

@@ -5,7 +5,7 @@ use crate::time::TimeSystem;
 
 /// One player's clock.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Clock {
+pub struct RunningClock {
     pub system: TimeSystem,
     /// Main time left.
     pub main: f64,
@@ -17,8 +17,8 @@ pub struct Clock {
     pub count: u32,
 }
 
-impl Clock {
-    pub fn new(system: TimeSystem) -> Clock {
+impl RunningClock {
+    pub fn new(system: TimeSystem) -> RunningClock {
         let (main, period, count) = match system {
             TimeSystem::Absolute { main } => (main, 0.0, 0),
             TimeSystem::Byoyomi {
@@ -33,7 +33,7 @@ impl Clock {
             } => (main, period_time, stones),
         };
         let overtime = main <= 0.0 && !matches!(system, TimeSystem::Absolute { .. });
-        Clock {
+        RunningClock {
             system,
             main,
             overtime,
@@ -154,7 +154,7 @@ mod tests {
 
     #[test]
     fn absolute_flag() {
-        let mut c = Clock::new(TimeSystem::Absolute { main: 10.0 });
+        let mut c = RunningClock::new(TimeSystem::Absolute { main: 10.0 });
         assert!(c.charge(6.0, 1.0));
         assert_eq!(c.time_left(), (5, 0));
         assert!(c.charge(6.0, 1.0)); // exactly used up
@@ -163,7 +163,7 @@ mod tests {
 
     #[test]
     fn byoyomi_periods() {
-        let mut c = Clock::new(TimeSystem::Byoyomi {
+        let mut c = RunningClock::new(TimeSystem::Byoyomi {
             main: 10.0,
             period_time: 5.0,
             periods: 3,
@@ -184,13 +184,13 @@ mod tests {
 
     #[test]
     fn canadian_periods() {
-        let mut c = Clock::new(TimeSystem::per_move(2.0));
+        let mut c = RunningClock::new(TimeSystem::per_move(2.0));
         assert!(c.overtime);
         assert_eq!(c.time_left(), (2, 1));
         assert!(c.charge(2.5, 1.0));
         assert_eq!(c.time_left(), (2, 1));
         assert!(!c.charge(3.5, 1.0));
-        let mut c = Clock::new(TimeSystem::Canadian {
+        let mut c = RunningClock::new(TimeSystem::Canadian {
             main: 1.0,
             period_time: 10.0,
             stones: 2,

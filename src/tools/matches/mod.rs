@@ -31,7 +31,7 @@ use crate::rules::Rules;
 use crate::sgf;
 
 use crate::time::TimeSystem;
-use clock::Clock;
+use clock::RunningClock;
 
 /// Options of `tengen match`.
 #[derive(Args, Debug, Clone)]
@@ -627,7 +627,10 @@ fn run_moves(
             }
         }
     }
-    let mut clocks = [setup.time.map(Clock::new), setup.time.map(Clock::new)];
+    let mut clocks = [
+        setup.time.map(RunningClock::new),
+        setup.time.map(RunningClock::new),
+    ];
     while !game.is_over() {
         if game.moves().len() >= setup.max_moves {
             return Ok(Reason::MaxMoves);
