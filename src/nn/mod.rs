@@ -2,7 +2,9 @@
 //! (`features`). A layer beside `playout/`: it uses `board` and `game`, never the search,
 //! the engine or any text protocol, and reads no stdin/stdout.
 
+pub mod eval;
 pub mod features;
+pub mod forward;
 pub mod model;
 
 pub use model::{Model, ModelError};

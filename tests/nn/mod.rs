@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 
 mod features;
+mod forward;
 mod model;
 
 /// The fixture folder, if present.

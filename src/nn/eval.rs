@@ -1,0 +1,262 @@
+//! One evaluation of a position as KataGo gives it (`nneval.cpp`, and the numbers its GTP
+//! command `kata-raw-nn` prints): the V7 inputs of the game in one of the 8 symmetries, the
+//! forward pass, the outputs turned back, then the post-processing: a softmax of the policy
+//! over the legal moves and pass, a softmax of win / loss / no result, the score outputs
+//! times the model's multipliers, ownership through tanh, and everything but the policy
+//! from White's point of view.
+
+use super::features::{features, Features, InputRules};
+use super::forward::{Forward, ForwardError};
+use super::model::Model;
+use crate::board::{Cell, Move, Point};
+use crate::game::Game;
+use crate::rules::KoRule;
+use crate::{Color, IllegalMove};
+
+/// KataGo's passing hack in GTP and analysis: the pass gets at most 19 times the summed
+/// probability of the moves on the board (95%).
+const MAX_PASS_FACTOR: f32 = 19.0;
+
+/// A position's evaluation. Points are indexed as in [`Features`]: row 0 at the top.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    pub size: usize,
+    /// The probability of each point for the player to move; 0 where illegal.
+    pub policy: Vec<f32>,
+    /// Whether the player to move may play each point.
+    pub legal: Vec<bool>,
+    pub pass: f32,
+    pub white_win: f32,
+    pub white_loss: f32,
+    pub no_result: f32,
+    /// KataGo's `whiteScoreSelfplay`: the expected score for White.
+    pub white_score_mean: f32,
+    /// KataGo's `whiteScoreSelfplaySq`: mean^2 + stdev^2.
+    pub white_score_mean_sq: f32,
+    pub white_lead: f32,
+    /// Before model version 9, -1 (no output), as KataGo.
+    pub var_time_left: f32,
+    pub shortterm_winloss_error: f32,
+    pub shortterm_score_error: f32,
+    /// From -1 (Black's) to 1 (White's), per point.
+    pub white_ownership: Vec<f32>,
+}
+
+impl Evaluation {
+    /// The policy at `p`, `None` where illegal.
+    pub fn policy_at(&self, p: Point) -> Option<f32> {
+        let i = Features::pos(self.size, p);
+        self.legal[i].then_some(self.policy[i])
+    }
+}
+
+/// A model's evaluator of positions, with its scratch buffers.
+pub struct Evaluator<'m> {
+    forward: Forward<'m>,
+    /// KataGo's `enablePassingHacks`: the pass gets at most 95% of the policy. Off, as in
+    /// `kata-raw-nn` (KataGo's search turns it on in GTP and analysis).
+    pub passing_hacks: bool,
+    spatial: Vec<f32>,
+    logits: Vec<f32>,
+}
+
+impl<'m> Evaluator<'m> {
+    pub fn new(model: &'m Model) -> Result<Evaluator<'m>, ForwardError> {
+        Ok(Evaluator {
+            forward: Forward::new(model)?,
+            passing_hacks: false,
+            spatial: Vec::new(),
+            logits: Vec::new(),
+        })
+    }
+
+    /// Evaluates the game's current position for the player to move, the network seeing
+    /// the board in `symmetry` (0 to 7, KataGo's numbering: bit 0 flips the rows, bit 1
+    /// the columns, bit 2 transposes).
+    pub fn evaluate(&mut self, game: &Game, rules: InputRules, symmetry: usize) -> Evaluation {
+        assert!(symmetry < 8, "symmetry {symmetry} is not in 0..8");
+        let model = self.forward.model();
+        let rules = InputRules {
+            pass_alive_with_suicide: rules.pass_alive_with_suicide
+                || model.prefer_pass_alive_under_suicide,
+            ..rules
+        };
+        let f = features(game, rules);
+        let n = f.size;
+        let area = n * n;
+        let pla = game.to_move();
+
+        // The inputs in the symmetry, plane by plane.
+        self.spatial.clear();
+        self.spatial.resize(f.spatial.len(), 0.0);
+        for (src, dst) in f
+            .spatial
+            .chunks_exact(area)
+            .zip(self.spatial.chunks_exact_mut(area))
+        {
+            for (i, &v) in src.iter().enumerate() {
+                dst[sym_pos(n, symmetry, false, i)] = v;
+            }
+        }
+        let out = self.forward.run(n, &self.spatial, &f.global);
+
+        // The outputs back to the board's orientation.
+        self.logits.clear();
+        self.logits.resize(area, 0.0);
+        let mut ownership = vec![0.0; area];
+        for i in 0..area {
+            let j = sym_pos(n, symmetry, true, i);
+            self.logits[j] = out.policy[i];
+            ownership[j] = out.ownership[i];
+        }
+        let pass_logit = out.pass[0];
+        let value = out.value;
+        let score = out.score.clone();
+
+        // Policy: softmax over the legal moves and pass, in f32 as KataGo.
+        let legal = legal_points(game, rules);
+        let max = self
+            .logits
+            .iter()
+            .zip(&legal)
+            .filter(|(_, &ok)| ok)
+            .fold(pass_logit, |m, (&l, _)| m.max(l));
+        let mut policy = vec![0.0f32; area];
+        let mut sum = 0.0f32;
+        for ((p, &l), &ok) in policy.iter_mut().zip(&self.logits).zip(&legal) {
+            if ok {
+                *p = (l - max).exp();
+                sum += *p;
+            }
+        }
+        let mut pass = (pass_logit - max).exp();
+        if self.passing_hacks {
+            pass = pass.min(sum * MAX_PASS_FACTOR).max(1e-20);
+        }
+        sum += pass;
+        for p in policy.iter_mut() {
+            *p /= sum;
+        }
+        pass /= sum;
+
+        // Value and score, in f64 as KataGo, for the player to move.
+        let pp = model.post_process;
+        let version = model.version;
+        let mut logits = value.map(f64::from);
+        let superko = rules.ko != KoRule::Simple;
+        if superko {
+            logits[2] -= 100000.0;
+        }
+        let lmax = logits[0].max(logits[1]).max(logits[2]);
+        let mut probs = logits.map(|l| (l - lmax).exp());
+        if superko {
+            probs[2] = 0.0;
+        }
+        let total: f64 = probs.iter().sum();
+        let [win, loss, no_result] = probs.map(|p| p / total);
+        let s = |i: usize| score.get(i).copied().map_or(0.0, f64::from);
+        let mut score_mean = s(0) * pp.score_mean_multiplier;
+        let stdev = softplus(s(1)) * pp.score_stdev_multiplier;
+        let mut score_mean_sq = score_mean * score_mean + stdev * stdev;
+        let mut lead = s(2) * pp.lead_multiplier;
+        let var_time_left = softplus(s(3)) * pp.variance_time_multiplier;
+        score_mean *= 1.0 - no_result;
+        score_mean_sq *= 1.0 - no_result;
+        lead *= 1.0 - no_result;
+        let (st_value, st_score) = if version >= 14 {
+            let a = softplus(s(4) * 0.5);
+            let b = softplus(s(5) * 0.5);
+            (
+                (a * a * pp.shortterm_value_error_multiplier).sqrt(),
+                (b * b * pp.shortterm_score_error_multiplier).sqrt(),
+            )
+        } else if version >= 10 {
+            (
+                (softplus(s(4)) * pp.shortterm_value_error_multiplier).sqrt(),
+                (softplus(s(5)) * pp.shortterm_score_error_multiplier).sqrt(),
+            )
+        } else {
+            (softplus(s(4)), softplus(s(5)) * 10.0)
+        };
+        let (white_win, white_loss, sign) = if pla == Color::White {
+            (win, loss, 1.0)
+        } else {
+            (loss, win, -1.0)
+        };
+        let (var_time_left, st_value, st_score) = if version >= 9 {
+            (var_time_left as f32, st_value as f32, st_score as f32)
+        } else {
+            (-1.0, -1.0, -1.0)
+        };
+        let sign32 = sign as f32;
+        for o in ownership.iter_mut() {
+            *o = sign32 * o.tanh();
+        }
+        Evaluation {
+            size: n,
+            policy,
+            legal,
+            pass,
+            white_win: white_win as f32,
+            white_loss: white_loss as f32,
+            no_result: no_result as f32,
+            white_score_mean: sign32 * score_mean as f32,
+            white_score_mean_sq: score_mean_sq as f32,
+            white_lead: sign32 * lead as f32,
+            var_time_left,
+            shortterm_winloss_error: st_value,
+            shortterm_score_error: st_score,
+            white_ownership: ownership,
+        }
+    }
+}
+
+fn softplus(x: f64) -> f64 {
+    if x > 40.0 {
+        x
+    } else {
+        x.exp().ln_1p()
+    }
+}
+
+/// Where point `i` (row-major, `n x n`) goes under `symmetry`: from the board to the
+/// network's view (`reverse` false) or back (`reverse` true), as KataGo's
+/// `SymmetryHelpers::copyWithSymmetry` on a square board.
+pub fn sym_pos(n: usize, symmetry: usize, reverse: bool, i: usize) -> usize {
+    let (h, w) = (i / n, i % n);
+    let transpose = symmetry & 4 != 0;
+    let mut flip_x = symmetry & 2 != 0;
+    let mut flip_y = symmetry & 1 != 0;
+    if transpose && !reverse {
+        std::mem::swap(&mut flip_x, &mut flip_y);
+    }
+    let (row, col) = if transpose { (w, h) } else { (h, w) };
+    let row = if flip_y { n - 1 - row } else { row };
+    let col = if flip_x { n - 1 - col } else { col };
+    row * n + col
+}
+
+/// The points the player to move may play, indexed as in [`Features`]: KataGo's
+/// `isLegal` under `rules` (simple ko only, or superko bans too; multi-stone suicide if
+/// the rules allow it, never a single stone's).
+pub fn legal_points(game: &Game, rules: InputRules) -> Vec<bool> {
+    let board = game.board();
+    let n = board.size();
+    let pla = game.to_move();
+    let own = Cell::from(pla);
+    let mut legal = vec![false; n * n];
+    for p in board.points() {
+        let ok = match board.check(pla, p) {
+            Ok(()) => true,
+            Err(IllegalMove::Suicide) => {
+                rules.multi_stone_suicide && p.neighbors().iter().any(|&q| board.cell(q) == own)
+            }
+            Err(_) => false,
+        };
+        let banned = ok
+            && rules.ko != KoRule::Simple
+            && game.check(pla, Move::Place(p)) == Err(IllegalMove::Superko);
+        legal[Features::pos(n, p)] = ok && !banned;
+    }
+    legal
+}
