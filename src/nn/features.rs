@@ -36,6 +36,11 @@ pub struct InputRules {
     /// Compute pass-alive area as if multi-stone suicide were legal (a model's
     /// `preferPassAliveUnderSuicideRules`).
     pub pass_alive_with_suicide: bool,
+    /// KataGo's GTP reading of handicap (`assumeMultipleStartingBlackMovesAreHandicap`
+    /// with a point per stone): Black's set-up stones and opening moves, interleaved
+    /// only with White passes, are handicap stones when there are two or more, and White
+    /// gets a point for each. Off: the game's own handicap and compensation.
+    pub handicap_from_opening_moves: bool,
 }
 
 impl InputRules {
@@ -48,6 +53,7 @@ impl InputRules {
             multi_stone_suicide: rules.suicide_allowed,
             friendly_pass_ok: rules.remove_dead,
             pass_alive_with_suicide: false,
+            handicap_from_opening_moves: false,
         }
     }
 
@@ -59,6 +65,7 @@ impl InputRules {
             multi_stone_suicide: false,
             friendly_pass_ok: true,
             pass_alive_with_suicide: false,
+            handicap_from_opening_moves: true,
         }
     }
 }
@@ -206,7 +213,11 @@ pub fn features(game: &Game, rules: InputRules) -> Features {
 
     // Globals.
     let area_points = (n * n) as f32;
-    let white_komi = game.total_komi() as f32;
+    let white_komi = if rules.handicap_from_opening_moves {
+        (game.komi() + opening_handicap(game) as f64) as f32
+    } else {
+        game.total_komi() as f32
+    };
     let mut self_komi = if pla == Color::White {
         white_komi
     } else {
@@ -234,6 +245,38 @@ pub fn features(game: &Game, rules: InputRules) -> Features {
     }
     f.global[18] = komi_wave(self_komi, n * n);
     f
+}
+
+/// Handicap stones as KataGo's GTP infers them: Black's set-up stones (none if White
+/// has any) plus Black's opening moves, up to White's first move that is not a lone
+/// pass (two White moves in a row: none at all); fewer than two is no handicap.
+fn opening_handicap(game: &Game) -> usize {
+    if game.setup().iter().any(|&(c, _)| c == Color::White) {
+        return 0;
+    }
+    let moves = game.moves();
+    let mut opening = 0;
+    for (i, &(color, mv)) in moves.iter().enumerate() {
+        if color != Color::Black {
+            if moves.get(i + 1).is_some_and(|&(c, _)| c != Color::Black) {
+                opening = 0;
+                break;
+            }
+            if mv == Move::Pass {
+                continue;
+            }
+            break;
+        }
+        if mv != Move::Pass {
+            opening += 1;
+        }
+    }
+    let total = game.setup().len() + opening;
+    if total <= 1 {
+        0
+    } else {
+        total
+    }
 }
 
 /// KataGo's triangle wave of the komi against the nearest komi that allows a draw.

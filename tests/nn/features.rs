@@ -265,6 +265,39 @@ fn pass_alive_area() {
     assert_eq!(plane(&f, 19), set("E5"));
 }
 
+/// KataGo's GTP takes Black's opening moves between lone White passes as handicap
+/// stones (two or more) and gives White a point each: `b E5 w pass b C3 w pass` at komi 7
+/// is komi 9 for the network under `katago_chinese`, 7 under Tengen's own reading (no
+/// handicap was set). One Black move, or a real White move after the first, is no handicap.
+#[test]
+fn handicap_read_from_opening_moves() {
+    let mut g = game(9, "b E5 w pass b C3 w pass");
+    g.set_komi(7.0);
+    assert_eq!(
+        features(&g, InputRules::katago_chinese()).global[5],
+        -9.0 / 20.0
+    );
+    assert_eq!(
+        features(&g, InputRules::from_rules(g.rules())).global[5],
+        -7.0 / 20.0
+    );
+    for moves in [
+        "b E5 w pass",
+        "b E5 w C3 b D4 w pass",
+        "b E5 w pass w pass b C3 w pass",
+    ] {
+        let mut g = game(9, moves);
+        g.set_komi(7.0);
+        let f = features(&g, InputRules::katago_chinese());
+        let own = if g.to_move() == Color::Black {
+            -7.0
+        } else {
+            7.0
+        };
+        assert_eq!(f.global[5], own / 20.0, "{moves}");
+    }
+}
+
 #[test]
 fn komi_and_rule_globals() {
     // 9x9, komi 7.5: Black sees -7.5 (global 5 = -0.375); the parity wave of an odd board
