@@ -5,12 +5,7 @@
 use tengen::nn::features::{features, Features, InputRules, GLOBAL, SPATIAL};
 use tengen::{Color, Game, Move, Point, Rules};
 
-fn pt(size: usize, v: &str) -> Point {
-    let col = "ABCDEFGHJKLMNOPQRST".find(&v[..1]).expect("a column");
-    let row: usize = v[1..].parse().expect("a row");
-    assert!(col < size && row <= size);
-    Point::from_coord(col, row - 1)
-}
+use super::point as pt;
 
 /// A game from "b E5 w pass ..." on an empty board under Tengen's Chinese rules.
 fn game(size: usize, moves: &str) -> Game {

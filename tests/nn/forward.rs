@@ -8,7 +8,7 @@ use std::path::Path;
 use tengen::nn::eval::{sym_pos, Evaluation, Evaluator};
 use tengen::nn::features::InputRules;
 use tengen::nn::Model;
-use tengen::{Color, Game, Move, Point, Rules};
+use tengen::{Color, Game, Move, Rules};
 
 /// Agreement asked of every value KataGo prints to 6 or 7 decimals.
 const TOLERANCE: f64 = 1e-4;
@@ -82,18 +82,6 @@ fn parse(text: &str) -> Vec<Golden> {
     out
 }
 
-fn vertex(size: usize, v: &str) -> Point {
-    let col = "ABCDEFGHJKLMNOPQRST"
-        .find(&v[..1])
-        .unwrap_or_else(|| panic!("column of {v}"));
-    let row: usize = v[1..].parse().unwrap();
-    assert!(
-        col < size && row >= 1 && row <= size,
-        "{v} on {size}x{size}"
-    );
-    Point::from_coord(col, row - 1)
-}
-
 fn game_of(g: &Golden) -> Game {
     let mut game = Game::new(g.size, Rules::chinese()).unwrap();
     game.set_komi(g.komi);
@@ -106,7 +94,7 @@ fn game_of(g: &Golden) -> Game {
         let mv = if pair[1] == "pass" {
             Move::Pass
         } else {
-            Move::Place(vertex(g.size, &pair[1]))
+            Move::Place(super::point(g.size, &pair[1]))
         };
         game.play_record(color, mv)
             .unwrap_or_else(|e| panic!("position {}: {pair:?}: {e}", g.id));

@@ -7,9 +7,20 @@
 
 use std::path::PathBuf;
 
+use tengen::gtp::Vertex;
+use tengen::Point;
+
 mod features;
 mod forward;
 mod model;
+
+/// The point of a GTP vertex (`D4`) on a `size` board, through the GTP parser.
+pub fn point(size: usize, v: &str) -> Point {
+    let vertex: Vertex = v.parse().unwrap_or_else(|_| panic!("{v} is no vertex"));
+    let (col, row) = (vertex.col as usize, vertex.row as usize);
+    assert!(col < size && row < size, "{v} on {size}x{size}");
+    Point::from_coord(col, row)
+}
 
 /// The fixture folder, if present.
 pub fn fixture_dir() -> Option<PathBuf> {
