@@ -1,23 +1,22 @@
-//! The forward pass of a KataGo ResNet (`model::Model` with ordinary and global-pooling
-//! residual blocks and a batch-norm trunk tip: model versions 8 to 14's ResNets), on one
-//! position at exactly the board size: no padding to 19x19 and no mask, so every
-//! activation is `channels x size x size`, channel-major, each plane row-major with row 0
-//! at the top (the layout of [`features::Features`](super::features::Features)).
+//! The forward pass of a KataGo network (`model::Model`: ResNets with ordinary and
+//! global-pooling blocks, nested bottlenecks, transformers with RoPE, grouped key-value heads
+//! and SwiGLU, a batch-norm or RMSNorm trunk tip), on one position at exactly the board
+//! size: no padding to 19x19 and no mask, so every activation is `channels x size x size`,
+//! channel-major, each plane row-major with row 0 at the top (the layout of
+//! [`features::Features`](super::features::Features)).
 //!
 //! The semantics are KataGo's (its `eigenbackend.cpp`): "same" convolutions (a
 //! cross-correlation, zero outside the board), batch norms folded into a scale and bias,
 //! global pooling of `C` channels into `3C` values (mean, mean x (sqrt(area) - 14) / 10,
 //! and the maximum; the value head replaces the maximum by mean x ((sqrt(area) - 14)^2 /
-//! 100 - 0.1)). Outputs are raw: logits and pre-activation values from the point of view
-//! of the player to move; `eval` turns them into probabilities and White's values.
-//!
-//! Convolutions go through im2col and a plain matrix multiply whose inner loop runs over
-//! the board points (contiguous, so the compiler vectorises it). Every buffer lives in the
-//! [`Forward`] and is reused from one position to the next.
+//! 100 - 0.1)), attention over the board points only. Outputs are raw: logits and
+//! pre-activation values from the point of view of the player to move; `eval` turns them
+//! into probabilities and White's values. The layers are in `ops`.
 
-use super::model::{
-    Activation, BatchNorm, Block, Conv, GlobalPoolingBlock, MatBias, MatMul, Model, ResidualBlock,
-    TrunkTip,
+use super::model::{Attention, Block, Model, Rope, TrunkTip};
+use super::ops::{
+    activate, add, add_bias, add_channel_bias, bn_act, conv, dense, gemm, gpool, matmul, rms_norm,
+    softmax_scaled, swiglu, transformer_norm, value_pool, Layout,
 };
 
 /// Why a network cannot be run by this forward pass.
@@ -50,7 +49,13 @@ pub struct Forward<'m> {
     size: usize,
     /// The trunk (residual stream), `channels x area`.
     trunk: Vec<f32>,
-    /// Scratch activations.
+    s: Scratch,
+    out: RawOutput,
+}
+
+/// Buffers reused from one position to the next.
+#[derive(Default)]
+struct Scratch {
     a: Vec<f32>,
     b: Vec<f32>,
     c: Vec<f32>,
@@ -59,47 +64,60 @@ pub struct Forward<'m> {
     pooled: Vec<f32>,
     vec1: Vec<f32>,
     vec2: Vec<f32>,
-    out: RawOutput,
+    /// Attention: queries, keys, values, one head's scores, the heads' outputs.
+    q: Vec<f32>,
+    k: Vec<f32>,
+    v: Vec<f32>,
+    scores: Vec<f32>,
+    /// Per-point inverse root mean squares of the RMSNorms.
+    norm: Vec<f32>,
+    /// The residual streams of nested bottlenecks, one a level.
+    mids: Vec<Vec<f32>>,
+    /// RoPE cosines and sines per attention block and board size.
+    rope: Vec<RopeTable>,
 }
+
+struct RopeTable {
+    block: *const Attention,
+    size: usize,
+    cos: Vec<f32>,
+    sin: Vec<f32>,
+}
+
+// SAFETY: `block` is only compared, never dereferenced.
+unsafe impl Send for RopeTable {}
 
 impl<'m> Forward<'m> {
     /// An evaluator for `model`, or why its layers are beyond this forward pass.
     pub fn new(model: &'m Model) -> Result<Forward<'m>, ForwardError> {
-        let unsupported = |what: &str| ForwardError::Unsupported {
+        let unsupported = |what: String| ForwardError::Unsupported {
             model: model.name.clone(),
-            what: what.to_string(),
+            what,
         };
-        for block in &model.trunk.blocks {
-            match block {
-                Block::Ordinary(_) | Block::GlobalPooling(_) => {}
-                Block::NestedBottleneck(b) => {
-                    return Err(unsupported(&format!("nested-bottleneck block {}", b.name)))
-                }
-                Block::Attention(b) => {
-                    return Err(unsupported(&format!("attention block {}", b.name)))
-                }
-                Block::FeedForward(b) => {
-                    return Err(unsupported(&format!("feed-forward block {}", b.name)))
+        fn check(blocks: &[Block]) -> Result<(), String> {
+            for block in blocks {
+                match block {
+                    Block::NestedBottleneck(b) => check(&b.blocks)?,
+                    Block::FeedForward(f) if f.gate.is_none() => {
+                        return Err(format!(
+                            "feed-forward block {} without a SwiGLU gate",
+                            f.name
+                        ))
+                    }
+                    _ => {}
                 }
             }
+            Ok(())
         }
-        if let TrunkTip::RmsNorm(n) = &model.trunk.tip {
-            return Err(unsupported(&format!("RMSNorm trunk tip {}", n.name)));
-        }
+        check(&model.trunk.blocks).map_err(unsupported)?;
         if model.trunk.metadata_encoder.is_some() {
-            return Err(unsupported("the SGF-metadata encoder"));
+            return Err(unsupported("the SGF-metadata encoder".to_string()));
         }
         Ok(Forward {
             model,
             size: 0,
             trunk: Vec::new(),
-            a: Vec::new(),
-            b: Vec::new(),
-            c: Vec::new(),
-            cols: Vec::new(),
-            pooled: Vec::new(),
-            vec1: Vec::new(),
-            vec2: Vec::new(),
+            s: Scratch::default(),
             out: RawOutput::default(),
         })
     }
@@ -116,29 +134,22 @@ impl<'m> Forward<'m> {
         assert_eq!(global.len(), m.global_channels, "global inputs");
         self.size = size;
         let t = &m.trunk;
+        let s = &mut self.s;
 
         // Initial conv, plus a per-channel bias from the globals.
-        conv(
-            &t.initial_conv,
-            size,
-            spatial,
-            &mut self.trunk,
-            &mut self.cols,
-        );
-        matmul(&t.initial_matmul, global, &mut self.vec1);
-        add_channel_bias(&mut self.trunk, &self.vec1, area);
+        conv(&t.initial_conv, size, spatial, &mut self.trunk, &mut s.cols);
+        matmul(&t.initial_matmul, global, &mut s.vec1);
+        add_channel_bias(&mut self.trunk, &s.vec1, area);
 
         for block in &t.blocks {
-            match block {
-                Block::Ordinary(b) => self.residual(b),
-                Block::GlobalPooling(b) => self.gpool_block(b),
-                _ => unreachable!("checked in Forward::new"),
+            apply_block(block, size, &mut self.trunk, s, 0);
+        }
+        match &t.tip {
+            TrunkTip::BatchNorm(tip) => bn_act(&mut self.trunk, tip, t.tip_activation, area),
+            TrunkTip::RmsNorm(tip) => {
+                rms_norm(&mut self.trunk, tip, t.tip_activation, area, &mut s.norm)
             }
         }
-        let TrunkTip::BatchNorm(tip) = &t.tip else {
-            unreachable!("checked in Forward::new")
-        };
-        bn_act(&mut self.trunk, tip, t.tip_activation, area);
 
         self.policy_head();
         self.value_head();
@@ -146,56 +157,33 @@ impl<'m> Forward<'m> {
         &self.out
     }
 
-    fn residual(&mut self, b: &ResidualBlock) {
-        let n = self.size;
-        let area = n * n;
-        self.a.clear();
-        self.a.extend_from_slice(&self.trunk);
-        bn_act(&mut self.a, &b.pre_bn, b.pre_activation, area);
-        conv(&b.regular_conv, n, &self.a, &mut self.b, &mut self.cols);
-        bn_act(&mut self.b, &b.mid_bn, b.mid_activation, area);
-        conv(&b.final_conv, n, &self.b, &mut self.c, &mut self.cols);
-        add(&mut self.trunk, &self.c);
-    }
-
-    fn gpool_block(&mut self, b: &GlobalPoolingBlock) {
-        let n = self.size;
-        let area = n * n;
-        self.a.clear();
-        self.a.extend_from_slice(&self.trunk);
-        bn_act(&mut self.a, &b.pre_bn, b.pre_activation, area);
-        conv(&b.regular_conv, n, &self.a, &mut self.b, &mut self.cols);
-        conv(&b.gpool_conv, n, &self.a, &mut self.c, &mut self.cols);
-        bn_act(&mut self.c, &b.gpool_bn, b.gpool_activation, area);
-        gpool(&self.c, area, &mut self.pooled);
-        matmul(&b.gpool_to_bias, &self.pooled, &mut self.vec1);
-        add_channel_bias(&mut self.b, &self.vec1, area);
-        bn_act(&mut self.b, &b.mid_bn, b.mid_activation, area);
-        conv(&b.final_conv, n, &self.b, &mut self.c, &mut self.cols);
-        add(&mut self.trunk, &self.c);
-    }
-
     fn policy_head(&mut self) {
         let m = self.model;
         let h = &m.policy;
         let n = self.size;
         let area = n * n;
-        conv(&h.p1_conv, n, &self.trunk, &mut self.a, &mut self.cols);
-        conv(&h.g1_conv, n, &self.trunk, &mut self.b, &mut self.cols);
-        bn_act(&mut self.b, &h.g1_bn, h.g1_activation, area);
-        gpool(&self.b, area, &mut self.pooled);
-        matmul(&h.gpool_to_bias, &self.pooled, &mut self.vec1);
-        add_channel_bias(&mut self.a, &self.vec1, area);
-        bn_act(&mut self.a, &h.p1_bn, h.p1_activation, area);
-        conv(&h.p2_conv, n, &self.a, &mut self.out.policy, &mut self.cols);
+        conv(&h.p1_conv, n, &self.trunk, &mut self.s.a, &mut self.s.cols);
+        conv(&h.g1_conv, n, &self.trunk, &mut self.s.b, &mut self.s.cols);
+        bn_act(&mut self.s.b, &h.g1_bn, h.g1_activation, area);
+        gpool(&self.s.b, area, &mut self.s.pooled);
+        matmul(&h.gpool_to_bias, &self.s.pooled, &mut self.s.vec1);
+        add_channel_bias(&mut self.s.a, &self.s.vec1, area);
+        bn_act(&mut self.s.a, &h.p1_bn, h.p1_activation, area);
+        conv(
+            &h.p2_conv,
+            n,
+            &self.s.a,
+            &mut self.out.policy,
+            &mut self.s.cols,
+        );
         match (&h.pass_bias, h.pass_activation, &h.gpool_to_pass2) {
             (Some(bias), Some(act), Some(mul2)) => {
-                matmul(&h.gpool_to_pass, &self.pooled, &mut self.vec1);
-                add_bias(&mut self.vec1, bias);
-                activate(&mut self.vec1, act);
-                matmul(mul2, &self.vec1, &mut self.out.pass);
+                matmul(&h.gpool_to_pass, &self.s.pooled, &mut self.s.vec1);
+                add_bias(&mut self.s.vec1, bias);
+                activate(&mut self.s.vec1, act);
+                matmul(mul2, &self.s.vec1, &mut self.out.pass);
             }
-            _ => matmul(&h.gpool_to_pass, &self.pooled, &mut self.out.pass),
+            _ => matmul(&h.gpool_to_pass, &self.s.pooled, &mut self.out.pass),
         }
     }
 
@@ -204,207 +192,243 @@ impl<'m> Forward<'m> {
         let h = &m.value;
         let n = self.size;
         let area = n * n;
-        conv(&h.v1_conv, n, &self.trunk, &mut self.a, &mut self.cols);
-        bn_act(&mut self.a, &h.v1_bn, h.v1_activation, area);
-        value_pool(&self.a, area, &mut self.pooled);
-        matmul(&h.v2_mul, &self.pooled, &mut self.vec1);
-        add_bias(&mut self.vec1, &h.v2_bias);
-        activate(&mut self.vec1, h.v2_activation);
-        matmul(&h.v3_mul, &self.vec1, &mut self.vec2);
-        add_bias(&mut self.vec2, &h.v3_bias);
-        self.out.value = [self.vec2[0], self.vec2[1], self.vec2[2]];
-        matmul(&h.sv3_mul, &self.vec1, &mut self.out.score);
+        conv(&h.v1_conv, n, &self.trunk, &mut self.s.a, &mut self.s.cols);
+        bn_act(&mut self.s.a, &h.v1_bn, h.v1_activation, area);
+        value_pool(&self.s.a, area, &mut self.s.pooled);
+        matmul(&h.v2_mul, &self.s.pooled, &mut self.s.vec1);
+        add_bias(&mut self.s.vec1, &h.v2_bias);
+        activate(&mut self.s.vec1, h.v2_activation);
+        matmul(&h.v3_mul, &self.s.vec1, &mut self.s.vec2);
+        add_bias(&mut self.s.vec2, &h.v3_bias);
+        self.out.value = [self.s.vec2[0], self.s.vec2[1], self.s.vec2[2]];
+        matmul(&h.sv3_mul, &self.s.vec1, &mut self.out.score);
         add_bias(&mut self.out.score, &h.sv3_bias);
         conv(
             &h.ownership_conv,
             n,
-            &self.a,
+            &self.s.a,
             &mut self.out.ownership,
-            &mut self.cols,
+            &mut self.s.cols,
         );
     }
 }
 
 // ---------------------------------------------------------------------------------------
-// Layers.
+// Blocks.
 
-/// A "same" convolution of `input` (`in x size x size`) into `out` (`out x size x size`):
-/// `out[o][p] = sum over i, dy, dx of w[o][i][dy][dx] * in[i][p + (dy - ry, dx - rx)]`,
-/// zero outside the board. 1x1 kernels multiply the input directly; others through
-/// im2col columns in `cols`.
-fn conv(c: &Conv, size: usize, input: &[f32], out: &mut Vec<f32>, cols: &mut Vec<f32>) {
+/// Applies one residual block to the stream `x` (`channels x area`); `depth` is how many
+/// nested bottlenecks enclose it.
+fn apply_block(block: &Block, size: usize, x: &mut [f32], s: &mut Scratch, depth: usize) {
     let area = size * size;
-    debug_assert_eq!(input.len(), c.in_channels * area);
-    let k = c.in_channels * c.kernel_y * c.kernel_x;
-    let source: &[f32] = if c.kernel_y == 1 && c.kernel_x == 1 {
-        input
-    } else {
-        im2col(c, size, input, cols);
-        cols
-    };
-    out.clear();
-    out.resize(c.out_channels * area, 0.0);
-    gemm_rows(&c.weights, c.out_channels, k, source, area, out);
+    match block {
+        Block::Ordinary(b) => {
+            s.a.clear();
+            s.a.extend_from_slice(x);
+            bn_act(&mut s.a, &b.pre_bn, b.pre_activation, area);
+            conv(&b.regular_conv, size, &s.a, &mut s.b, &mut s.cols);
+            bn_act(&mut s.b, &b.mid_bn, b.mid_activation, area);
+            conv(&b.final_conv, size, &s.b, &mut s.c, &mut s.cols);
+            add(x, &s.c);
+        }
+        Block::GlobalPooling(b) => {
+            s.a.clear();
+            s.a.extend_from_slice(x);
+            bn_act(&mut s.a, &b.pre_bn, b.pre_activation, area);
+            conv(&b.regular_conv, size, &s.a, &mut s.b, &mut s.cols);
+            conv(&b.gpool_conv, size, &s.a, &mut s.c, &mut s.cols);
+            bn_act(&mut s.c, &b.gpool_bn, b.gpool_activation, area);
+            gpool(&s.c, area, &mut s.pooled);
+            matmul(&b.gpool_to_bias, &s.pooled, &mut s.vec1);
+            add_channel_bias(&mut s.b, &s.vec1, area);
+            bn_act(&mut s.b, &b.mid_bn, b.mid_activation, area);
+            conv(&b.final_conv, size, &s.b, &mut s.c, &mut s.cols);
+            add(x, &s.c);
+        }
+        Block::NestedBottleneck(b) => {
+            if s.mids.len() <= depth {
+                s.mids.resize_with(depth + 1, Vec::new);
+            }
+            let mut mid = std::mem::take(&mut s.mids[depth]);
+            s.a.clear();
+            s.a.extend_from_slice(x);
+            bn_act(&mut s.a, &b.pre_bn, b.pre_activation, area);
+            conv(&b.pre_conv, size, &s.a, &mut mid, &mut s.cols);
+            for inner in &b.blocks {
+                apply_block(inner, size, &mut mid, s, depth + 1);
+            }
+            bn_act(&mut mid, &b.post_bn, b.post_activation, area);
+            conv(&b.post_conv, size, &mid, &mut s.c, &mut s.cols);
+            add(x, &s.c);
+            s.mids[depth] = mid;
+        }
+        Block::Attention(b) => attention(b, size, x, s),
+        Block::FeedForward(b) => {
+            s.a.clear();
+            s.a.extend_from_slice(x);
+            transformer_norm(&mut s.a, &b.pre_norm, area, &mut s.norm);
+            dense(&b.linear1, &s.a, area, &mut s.b);
+            let gate = b.gate.as_ref().expect("checked in Forward::new");
+            dense(gate, &s.a, area, &mut s.c);
+            swiglu(&mut s.b, &s.c);
+            dense(&b.linear2, &s.b, area, &mut s.c);
+            add(x, &s.c);
+        }
+    }
 }
 
-/// The im2col columns of `input` for `c`'s kernel: row `(i, dy, dx)` holds, at point
-/// `(y, x)`, the input of channel `i` at `(y + dy - ry, x + dx - rx)` (0 off the board).
-fn im2col(c: &Conv, size: usize, input: &[f32], cols: &mut Vec<f32>) {
-    let n = size as isize;
+/// Self-attention over the board points (KataGo's `TransformerAttentionBlock`): RMSNorm,
+/// projections, RoPE on queries and keys, per head `softmax(q^T k / sqrt(d))` weighting
+/// the values of the head's key-value group, the output projection, the residual.
+fn attention(b: &Attention, size: usize, x: &mut [f32], s: &mut Scratch) {
     let area = size * size;
-    let (ky, kx) = (c.kernel_y, c.kernel_x);
-    let (ry, rx) = ((ky / 2) as isize, (kx / 2) as isize);
-    cols.clear();
-    cols.resize(c.in_channels * ky * kx * area, 0.0);
-    let mut row = 0;
-    for i in 0..c.in_channels {
-        let plane = &input[i * area..(i + 1) * area];
-        for dy in 0..ky as isize {
-            for dx in 0..kx as isize {
-                let dst = &mut cols[row * area..(row + 1) * area];
-                let oy = dy - ry;
-                let ox = dx - rx;
-                // Output columns x whose source column x + ox is on the board.
-                let x0 = (-ox).max(0) as usize;
-                let x1 = (n - ox).min(n).max(0) as usize;
-                for y in 0..n {
-                    let sy = y + oy;
-                    if sy < 0 || sy >= n || x0 >= x1 {
-                        continue;
+    let d = b.q_head_dim;
+    let dv = b.v_head_dim;
+    let group = b.heads / b.kv_heads;
+    s.a.clear();
+    s.a.extend_from_slice(x);
+    transformer_norm(&mut s.a, &b.pre_norm, area, &mut s.norm);
+    dense(&b.q, &s.a, area, &mut s.q);
+    dense(&b.k, &s.a, area, &mut s.k);
+    dense(&b.v, &s.a, area, &mut s.v);
+    if !matches!(b.rope, Rope::None) {
+        let table = rope_table(b, size, &mut s.rope);
+        let (cos, sin) = (&s.rope[table].cos, &s.rope[table].sin);
+        rope(
+            &mut s.q,
+            b.heads,
+            group,
+            d,
+            area,
+            cos,
+            sin,
+            matches!(b.rope, Rope::Learnable { .. }),
+        );
+        rope(
+            &mut s.k,
+            b.kv_heads,
+            1,
+            d,
+            area,
+            cos,
+            sin,
+            matches!(b.rope, Rope::Learnable { .. }),
+        );
+    }
+    let scale = 1.0 / (d as f32).sqrt();
+    s.b.clear();
+    s.b.resize(b.heads * dv * area, 0.0);
+    s.scores.clear();
+    s.scores.resize(area * area, 0.0);
+    for h in 0..b.heads {
+        let kvh = h / group;
+        // scores[qi][ki] = q_h[:, qi] . k_kvh[:, ki]
+        gemm(
+            &mut s.scores,
+            Layout::row_major(area, area),
+            false,
+            &s.q[h * d * area..],
+            Layout::row_major(d, area).t(),
+            &s.k[kvh * d * area..],
+            Layout::row_major(d, area),
+        );
+        for row in s.scores.chunks_exact_mut(area) {
+            softmax_scaled(row, scale);
+        }
+        // out_h[:, qi] = sum over ki of scores[qi][ki] v_kvh[:, ki]
+        gemm(
+            &mut s.b[h * dv * area..],
+            Layout::row_major(dv, area),
+            false,
+            &s.v[kvh * dv * area..],
+            Layout::row_major(dv, area),
+            &s.scores,
+            Layout::row_major(area, area).t(),
+        );
+    }
+    dense(&b.out, &s.b, area, &mut s.c);
+    add(x, &s.c);
+}
+
+/// The index in `tables` of `b`'s RoPE cosines and sines at this board size, computed on
+/// first use: `[(head or key-value head) x pairs + pair][point]`, the angle `x fx + y fy`
+/// for learned frequencies; for a fixed theta the first half of the pairs turn with the
+/// row, the second half with the column, pair `p` of a half at `theta^(-2p / (d / 2))`.
+fn rope_table(b: &Attention, size: usize, tables: &mut Vec<RopeTable>) -> usize {
+    let key = b as *const Attention;
+    if let Some(i) = tables.iter().position(|t| t.block == key && t.size == size) {
+        return i;
+    }
+    let area = size * size;
+    let pairs = b.q_head_dim / 2;
+    let angles: Vec<f32> = match &b.rope {
+        Rope::None => Vec::new(),
+        Rope::Learnable { freqs } => {
+            let mut v = Vec::with_capacity(b.kv_heads * pairs * area);
+            for hp in 0..b.kv_heads * pairs {
+                let (fx, fy) = (freqs[2 * hp], freqs[2 * hp + 1]);
+                for y in 0..size {
+                    for x in 0..size {
+                        v.push(x as f32 * fx + y as f32 * fy);
                     }
-                    let d = (y * n) as usize;
-                    let s = (sy * n + ox) as usize;
-                    dst[d + x0..d + x1].copy_from_slice(&plane[s + x0..s + x1]);
                 }
-                row += 1;
+            }
+            v
+        }
+        Rope::Fixed { theta } => {
+            let half_pairs = pairs / 2;
+            let dim_half = (b.q_head_dim / 2) as f32;
+            let mut v = Vec::with_capacity(pairs * area);
+            for p in 0..pairs {
+                let (along_rows, q) = if p < half_pairs {
+                    (true, p)
+                } else {
+                    (false, p - half_pairs)
+                };
+                let freq = 1.0 / theta.powf((2 * q) as f32 / dim_half);
+                for y in 0..size {
+                    for x in 0..size {
+                        v.push(if along_rows { y as f32 } else { x as f32 } * freq);
+                    }
+                }
+            }
+            v
+        }
+    };
+    tables.push(RopeTable {
+        block: key,
+        size,
+        cos: angles.iter().map(|a| a.cos()).collect(),
+        sin: angles.iter().map(|a| a.sin()).collect(),
+    });
+    tables.len() - 1
+}
+
+/// Rotates the channel pairs `(2p, 2p + 1)` of each of `heads` heads of `x`
+/// (`heads x d x area`) by the table's angle at each point. With learned frequencies the
+/// table is per key-value head: head `h` reads that of `h / group`.
+#[allow(clippy::too_many_arguments)]
+fn rope(
+    x: &mut [f32],
+    heads: usize,
+    group: usize,
+    d: usize,
+    area: usize,
+    cos: &[f32],
+    sin: &[f32],
+    per_head: bool,
+) {
+    let pairs = d / 2;
+    for h in 0..heads {
+        for p in 0..pairs {
+            let t = if per_head { (h / group) * pairs + p } else { p } * area;
+            let (c, sn) = (&cos[t..t + area], &sin[t..t + area]);
+            let base = (h * d + 2 * p) * area;
+            let (r0, r1) = x[base..base + 2 * area].split_at_mut(area);
+            for i in 0..area {
+                let (x0, x1) = (r0[i], r1[i]);
+                r0[i] = x0 * c[i] - x1 * sn[i];
+                r1[i] = x0 * sn[i] + x1 * c[i];
             }
         }
-    }
-}
-
-/// `out (m x n) += w (m x k) * b (k x n)`, all row-major; the inner loop runs along `n`.
-fn gemm_rows(w: &[f32], m: usize, k: usize, b: &[f32], n: usize, out: &mut [f32]) {
-    debug_assert_eq!(w.len(), m * k);
-    debug_assert_eq!(b.len(), k * n);
-    for o in 0..m {
-        let dst = &mut out[o * n..(o + 1) * n];
-        let wrow = &w[o * k..(o + 1) * k];
-        for (j, &wv) in wrow.iter().enumerate() {
-            if wv == 0.0 {
-                continue;
-            }
-            let src = &b[j * n..(j + 1) * n];
-            for (d, &s) in dst.iter_mut().zip(src) {
-                *d += wv * s;
-            }
-        }
-    }
-}
-
-/// A dense layer: `out = x W` with `W` `in x out`.
-fn matmul(mm: &MatMul, x: &[f32], out: &mut Vec<f32>) {
-    debug_assert_eq!(x.len(), mm.in_channels);
-    out.clear();
-    out.resize(mm.out_channels, 0.0);
-    for (i, &xv) in x.iter().enumerate() {
-        let row = &mm.weights[i * mm.out_channels..(i + 1) * mm.out_channels];
-        for (o, &w) in out.iter_mut().zip(row) {
-            *o += xv * w;
-        }
-    }
-}
-
-fn add_bias(x: &mut [f32], b: &MatBias) {
-    for (v, &bv) in x.iter_mut().zip(&b.weights) {
-        *v += bv;
-    }
-}
-
-/// Adds `bias[c]` to every point of channel `c`.
-fn add_channel_bias(x: &mut [f32], bias: &[f32], area: usize) {
-    for (plane, &b) in x.chunks_exact_mut(area).zip(bias) {
-        for v in plane {
-            *v += b;
-        }
-    }
-}
-
-fn add(x: &mut [f32], y: &[f32]) {
-    for (a, &b) in x.iter_mut().zip(y) {
-        *a += b;
-    }
-}
-
-/// A folded batch norm then an activation, in place.
-fn bn_act(x: &mut [f32], bn: &BatchNorm, act: Activation, area: usize) {
-    debug_assert_eq!(x.len(), bn.channels * area);
-    for (c, plane) in x.chunks_exact_mut(area).enumerate() {
-        let (s, b) = (bn.scale[c], bn.bias[c]);
-        for v in plane.iter_mut() {
-            *v = *v * s + b;
-        }
-        activate(plane, act);
-    }
-}
-
-fn activate(x: &mut [f32], act: Activation) {
-    match act {
-        Activation::Identity => {}
-        Activation::Relu => {
-            for v in x {
-                *v = v.max(0.0);
-            }
-        }
-        Activation::Mish => {
-            for v in x {
-                *v = mish(*v);
-            }
-        }
-        Activation::Silu => {
-            for v in x {
-                *v = *v / (1.0 + (-*v).exp());
-            }
-        }
-    }
-}
-
-/// `x tanh(softplus(x))`, with softplus taken as `x` where `exp` would overflow.
-fn mish(x: f32) -> f32 {
-    let sp = if x > 20.0 { x } else { x.exp().ln_1p() };
-    x * sp.tanh()
-}
-
-/// KataGo's global pooling of a trunk-style tensor: per channel the mean, the mean scaled
-/// by `(sqrt(area) - 14) / 10`, and the maximum (`3 x channels` values, in that order).
-fn gpool(x: &[f32], area: usize, out: &mut Vec<f32>) {
-    let channels = x.len() / area;
-    out.clear();
-    out.resize(3 * channels, 0.0);
-    let div = area as f32;
-    let scale = (div.sqrt() - 14.0) * 0.1;
-    for (c, plane) in x.chunks_exact(area).enumerate() {
-        let sum: f32 = plane.iter().sum();
-        let max = plane.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let mean = sum / div;
-        out[c] = mean;
-        out[channels + c] = mean * scale;
-        out[2 * channels + c] = max;
-    }
-}
-
-/// KataGo's value-head pooling: the mean, the mean scaled by `(sqrt(area) - 14) / 10`,
-/// and the mean scaled by `(sqrt(area) - 14)^2 / 100 - 0.1`.
-fn value_pool(x: &[f32], area: usize, out: &mut Vec<f32>) {
-    let channels = x.len() / area;
-    out.clear();
-    out.resize(3 * channels, 0.0);
-    let div = area as f32;
-    let d = div.sqrt() - 14.0;
-    for (c, plane) in x.chunks_exact(area).enumerate() {
-        let sum: f32 = plane.iter().sum();
-        let mean = sum / div;
-        out[c] = mean;
-        out[channels + c] = mean * d * 0.1;
-        out[2 * channels + c] = mean * (d * d * 0.01 - 0.1);
     }
 }

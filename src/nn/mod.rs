@@ -6,5 +6,27 @@ pub mod eval;
 pub mod features;
 pub mod forward;
 pub mod model;
+mod ops;
 
 pub use model::{Model, ModelError};
+
+use std::path::PathBuf;
+
+/// The file name of the network to play with (KataGo's, shipped in the KaTrain 1.20.0 wheel;
+/// `scripts/fetch-model.sh` fetches it).
+pub const DEFAULT_MODEL_NAME: &str = "b10c384h6nbttflrs.bin.gz";
+
+/// Where Tengen looks for a network when none is named: `$TENGEN_MODEL_DIR`, else
+/// `$XDG_DATA_HOME/tengen`, else `~/.local/share/tengen`, then [`DEFAULT_MODEL_NAME`].
+/// `None` when no home folder is known.
+pub fn default_model_path() -> Option<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let dir = var("TENGEN_MODEL_DIR")
+        .or_else(|| var("XDG_DATA_HOME").map(|d| d.join("tengen")))
+        .or_else(|| var("HOME").map(|h| h.join(".local/share/tengen")))?;
+    Some(dir.join(DEFAULT_MODEL_NAME))
+}
