@@ -15,8 +15,8 @@ pub struct Candidate {
     pub visits: u32,
     /// Win rate for the player to move at the root, in [0, 1].
     pub winrate: f64,
-    /// The prior's win rate, and its weight (equivalent visits) and virtual wins (half
-    /// points).
+    /// The prior's win rate (with a network, the policy), and its weight (equivalent
+    /// visits) and virtual wins (half points).
     pub prior: f64,
     pub prior_visits: u32,
     pub prior_wins: u32,
@@ -64,8 +64,14 @@ impl Analysis {
     }
 }
 
-/// The analysis of the tree as it stands.
-pub(super) fn analyse(tree: &Tree, color: Color, playouts: u64, seconds: f64) -> Analysis {
+/// The analysis of the tree as it stands; `net`: its values are the network's.
+pub(super) fn analyse(
+    tree: &Tree,
+    color: Color,
+    playouts: u64,
+    seconds: f64,
+    net: bool,
+) -> Analysis {
     let root = tree.node(ROOT).stats();
     let mut candidates: Vec<Candidate> = tree
         .node(ROOT)
@@ -88,13 +94,21 @@ pub(super) fn analyse(tree: &Tree, color: Color, playouts: u64, seconds: f64) ->
             Candidate {
                 mv: n.mv(),
                 visits: s.visits,
-                winrate: ratio(s.wins, s.visits),
-                prior: ratio(s.prior_wins, s.prior_visits),
+                winrate: if net { s.value() } else { ratio(s.wins, s.visits) },
+                prior: if net {
+                    s.policy as f64
+                } else {
+                    ratio(s.prior_wins, s.prior_visits)
+                },
                 prior_visits: s.prior_visits,
                 prior_wins: s.prior_wins,
                 amaf_visits: s.amaf_visits,
                 amaf_winrate: ratio(s.amaf_wins, s.amaf_visits),
-                score_black: s.score_sum as f64 / 2.0 / s.visits.max(1) as f64,
+                score_black: if net {
+                    s.lead()
+                } else {
+                    s.score_sum as f64 / 2.0 / s.visits.max(1) as f64
+                },
                 pv,
                 pv_visits,
             }
@@ -109,6 +123,7 @@ pub(super) fn analyse(tree: &Tree, color: Color, playouts: u64, seconds: f64) ->
     });
     let winrate = match candidates.first() {
         Some(c) if c.visits > 0 => c.winrate,
+        _ if net => 1.0 - root.value(),
         _ => 1.0 - ratio(root.wins, root.visits),
     };
     Analysis {
@@ -116,7 +131,11 @@ pub(super) fn analyse(tree: &Tree, color: Color, playouts: u64, seconds: f64) ->
         candidates,
         root_visits: root.visits,
         winrate,
-        score_black: root.score_sum as f64 / 2.0 / root.visits.max(1) as f64,
+        score_black: if net {
+            root.lead()
+        } else {
+            root.score_sum as f64 / 2.0 / root.visits.max(1) as f64
+        },
         playouts,
         seconds,
         tree_nodes: tree.len(),

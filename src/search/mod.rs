@@ -30,6 +30,7 @@
 pub mod analysis;
 pub mod limits;
 pub mod prior;
+pub mod puct;
 pub mod run;
 pub mod select;
 mod shared;
@@ -102,6 +103,8 @@ pub struct SearchConfig {
     /// who won (0: win or loss alone): a win is worth `1 - bonus` plus `bonus` times the
     /// margin's place on a linear scale (`walk::score_value`).
     pub score_bonus: f64,
+    /// The search with a network.
+    pub puct: puct::PuctConfig,
     pub seed: u64,
 }
 
@@ -118,6 +121,7 @@ impl Default for SearchConfig {
             moggy: MoggyConfig::default(),
             seki_moves: true,
             score_bonus: 0.0,
+            puct: puct::PuctConfig::default(),
             seed: 0x7465_6e67_656e,
         }
     }

@@ -145,6 +145,7 @@ pub fn children(
             mv: Move::Place(p),
             prior_visits: visits,
             prior_wins: wins,
+            policy: 0.0,
         });
     }
     if keep(Move::Pass) {
@@ -163,6 +164,7 @@ fn pass_child(board: &Board, cfg: &PriorConfig) -> NewChild {
         mv: Move::Pass,
         prior_visits: cfg.even + n,
         prior_wins: cfg.even,
+        policy: 0.0,
     }
 }
 
@@ -211,6 +213,7 @@ fn learned_children(
                 mv,
                 prior_visits: cfg.even + cfg.learned + big,
                 prior_wins: cfg.even + 2 * big + (2.0 * cfg.learned as f64 * value).round() as u32,
+                policy: 0.0,
             }
         })
         .collect()

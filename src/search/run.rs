@@ -5,12 +5,18 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use crate::board::{Color, Move, NUM_CELLS};
 use crate::game::Game;
+use crate::nn::features::InputRules;
+use crate::nn::Model;
+use crate::playout::PlayoutRng;
 
 use super::analysis::{analyse, Analysis};
+use super::puct::{self, NetRoot, NetWorker, OWNERSHIP_UNIT};
 use super::shared::{Live, ScoreSums, Shared};
-use super::tree::{Tree, ROOT};
+use super::tree::{NodeId, Tree, ROOT};
 use super::walk::{add_ownership, allowed, simulate, Worker};
 use super::{prior, Limits, SearchConfig};
 
@@ -36,15 +42,41 @@ fn root_key(game: &Game, color: Color) -> RootKey {
 }
 
 /// The search: keeps its tree between moves.
-#[derive(Debug)]
 pub struct Search {
     pub config: SearchConfig,
     tree: Option<(Tree, RootKey)>,
+    /// The network that evaluates leaves (PUCT), or none (playouts, UCT with RAVE).
+    net: Option<Arc<Model>>,
+}
+
+impl std::fmt::Debug for Search {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Search")
+            .field("config", &self.config)
+            .field("tree", &self.tree)
+            .field("net", &self.net.as_ref().map(|m| &m.name))
+            .finish()
+    }
 }
 
 impl Search {
     pub fn new(config: SearchConfig) -> Search {
-        Search { config, tree: None }
+        Search {
+            config,
+            tree: None,
+            net: None,
+        }
+    }
+
+    /// Searches with `net` from now on (PUCT), or with playouts (`None`). The kept tree
+    /// goes: its statistics are of the other kind.
+    pub fn set_net(&mut self, net: Option<Arc<Model>>) {
+        self.tree = None;
+        self.net = net;
+    }
+
+    pub fn net(&self) -> Option<&Arc<Model>> {
+        self.net.as_ref()
     }
 
     /// Visits kept for the root of a search of `game` with `color` to move (0 if the
@@ -169,8 +201,32 @@ impl Search {
                 && allowed(config, &root_board, color, mv)
                 && limits.root_filter.is_none_or(|f| f(mv))
         };
+        // With a network, the game the network sees, with `color` to move.
+        let net_game = self.net.as_ref().map(|_| {
+            let mut g = game.clone();
+            if g.to_move() != color {
+                g.setup_here(&[], &[], Some(color));
+            }
+            g
+        });
+        let mut net = match (&self.net, &net_game) {
+            (Some(model), Some(g)) => Some(NetRoot {
+                model,
+                game: g,
+                rules: InputRules::from_rules(game.rules()),
+                centre: tree.node(ROOT).stats().lead(),
+            }),
+            _ => None,
+        };
         if !tree.node(ROOT).is_expanded() && tree.try_claim(ROOT) {
-            let kids = prior::children(&root_board, color, &history, &self.config.priors, &legal);
+            let kids = match &mut net {
+                Some(net) => {
+                    let (lead, kids) = puct::evaluate_root(net, &legal);
+                    net.centre = lead;
+                    kids
+                }
+                None => prior::children(&root_board, color, &history, &self.config.priors, &legal),
+            };
             tree.expand(ROOT, &kids);
         }
         for c in tree.node(ROOT).children() {
@@ -200,8 +256,10 @@ impl Search {
             best: AtomicU64::new(0),
             best_changed_us: AtomicU64::new(0),
             scores: ScoreSums::default(),
-            live: report.as_ref().map(|_| Live::new()),
+            live: report.as_ref().map(|_| Live::new(if net.is_some() { OWNERSHIP_UNIT } else { 1 })),
+            net,
         };
+        let unit = if shared.net.is_some() { OWNERSHIP_UNIT } else { 1 };
         let threads = self.config.threads.max(1);
         let seed = self.config.seed ^ root_board.hash().rotate_left(17) ^ game.moves().len() as u64;
         // Ownership sums (+1 Black, -1 White per simulation) and simulations counted.
@@ -283,8 +341,14 @@ impl Search {
             }
         }
         let playouts = shared.playouts.load(Relaxed);
-        let mut analysis = analyse(&tree, color, playouts, start.elapsed().as_secs_f64());
-        let scale = 1.0 / sims.max(1) as f32;
+        let mut analysis = analyse(
+            &tree,
+            color,
+            playouts,
+            start.elapsed().as_secs_f64(),
+            shared.net.is_some(),
+        );
+        let scale = 1.0 / (sims.max(1) as f32 * unit as f32);
         analysis.ownership = own.into_iter().map(|v| v as f32 * scale).collect();
         analysis.score_stdev = shared.scores.stdev();
         if let Some(live) = &shared.live {
@@ -308,6 +372,7 @@ fn snapshot(shared: &Shared, color: Color, start: Instant) -> Analysis {
         color,
         shared.playouts.load(Relaxed),
         start.elapsed().as_secs_f64(),
+        shared.net.is_some(),
     );
     a.score_stdev = shared.scores.stdev();
     if let Some(live) = &shared.live {
@@ -317,10 +382,64 @@ fn snapshot(shared: &Shared, color: Color, start: Instant) -> Analysis {
     a
 }
 
+/// What runs one worker's simulations: playouts, or the network.
+enum Simulator<'a> {
+    Playout(Box<Worker>),
+    Net {
+        nw: Box<NetWorker<'a>>,
+        rng: PlayoutRng,
+        path: Vec<(NodeId, Color)>,
+    },
+}
+
+impl<'a> Simulator<'a> {
+    fn new(shared: &Shared<'a>, seed: u64) -> Simulator<'a> {
+        match &shared.net {
+            Some(net) => Simulator::Net {
+                nw: Box::new(NetWorker::new(net)),
+                rng: PlayoutRng::seed_from_u64(seed),
+                path: Vec::with_capacity(64),
+            },
+            None => Simulator::Playout(Box::new(Worker::new(shared, seed))),
+        }
+    }
+
+    /// Simulations between two checks of the limits: playouts are fast, evaluations not.
+    fn check_every(&self) -> u32 {
+        match self {
+            Simulator::Playout(_) => 16,
+            Simulator::Net { .. } => 1,
+        }
+    }
+
+    /// One simulation: hands `add` the final owner of every point (by point index, in
+    /// the search's ownership unit) and returns Black's final margin in half points.
+    fn run(&mut self, shared: &Shared, mut add: impl FnMut(usize, i32)) -> i32 {
+        match self {
+            Simulator::Playout(w) => {
+                let (counted, margin) = simulate(shared, w);
+                add_ownership(&w.board, counted, add);
+                margin
+            }
+            Simulator::Net { nw, rng, path } => {
+                let net = shared.net.as_ref().expect("a network worker has a network");
+                let symmetry = (rng.next_u64() % 8) as usize;
+                let margin = puct::simulate(shared, net, nw, path, symmetry);
+                for &(i, v) in &nw.owner {
+                    add(i, v);
+                }
+                margin
+            }
+        }
+    }
+}
+
 /// Runs simulations until a limit; adds each one's final ownership to `own` and returns
 /// how many it ran.
 fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut [i32]) -> u64 {
-    let mut w = Worker::new(shared, seed);
+    let mut sim = Simulator::new(shared, seed);
+    let check_every = sim.check_every();
+    let unit = if shared.net.is_some() { OWNERSHIP_UNIT } else { 1 };
     let mut since_check = 0u32;
     let mut sims = 0u64;
     let live = shared.live.is_some();
@@ -341,19 +460,18 @@ fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut
         } else {
             shared.playouts.fetch_add(1, Relaxed);
         }
-        let (counted, margin) = simulate(shared, &mut w);
-        pending.add_score(margin);
-        add_ownership(&w.board, counted, |i, v| {
+        let margin = sim.run(shared, |i, v| {
             own[i] += v;
             if live {
                 pending.own[i] += v;
-                pending.owned[i] += v.unsigned_abs();
+                pending.owned[i] += (v.unsigned_abs() * v.unsigned_abs()) / unit as u32;
             }
         });
+        pending.add_score(margin);
         pending.sims += live as u64;
         sims += 1;
         since_check += 1;
-        if since_check >= 16 {
+        if since_check >= check_every {
             since_check = 0;
             pending.flush(shared);
             if should_stop(shared, limits, start) {

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU64, 
 
 use crate::board::{Board, Color, Move, Point, NUM_CELLS};
 
+use super::puct::NetRoot;
 use super::tree::Tree;
 use super::SearchConfig;
 
@@ -31,6 +32,8 @@ pub(super) struct Shared<'a> {
     pub(super) scores: ScoreSums,
     /// Ownership summed as the search goes, for live reports (only when reporting).
     pub(super) live: Option<Live>,
+    /// The network and the root game, when the search evaluates leaves with a network.
+    pub(super) net: Option<NetRoot<'a>>,
 }
 
 /// Count, sum and sum of squares of final scores (Black's margin in half points).
@@ -67,14 +70,17 @@ pub(super) struct Live {
     own: Vec<AtomicI32>,
     owned: Vec<AtomicU32>,
     sims: AtomicU64,
+    /// What one simulation's full ownership of a point adds (1 for playouts).
+    unit: i32,
 }
 
 impl Live {
-    pub(super) fn new() -> Live {
+    pub(super) fn new(unit: i32) -> Live {
         Live {
             own: (0..NUM_CELLS).map(|_| AtomicI32::new(0)).collect(),
             owned: (0..NUM_CELLS).map(|_| AtomicU32::new(0)).collect(),
             sims: AtomicU64::new(0),
+            unit,
         }
     }
 
@@ -96,7 +102,7 @@ impl Live {
     }
 
     pub(super) fn scale(&self) -> f32 {
-        1.0 / self.sims.load(Relaxed).max(1) as f32
+        1.0 / (self.sims.load(Relaxed).max(1) as f32 * self.unit as f32)
     }
 
     pub(super) fn ownership(&self) -> Vec<f32> {

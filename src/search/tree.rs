@@ -7,7 +7,7 @@
 //! Values are in half points: a win adds 2, a draw 1, so that a node's win rate is
 //! `wins / (2 * visits)` for the player who made the node's move.
 
-use std::sync::atomic::{AtomicI64, AtomicU16, AtomicU32, AtomicU8, Ordering::*};
+use std::sync::atomic::{AtomicI64, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::*};
 
 use crate::board::{Move, Point};
 
@@ -41,7 +41,17 @@ pub struct Node {
     /// Sum over the playouts through this node of the final area difference, Black minus
     /// White, komi included, in half points.
     pub score_sum: AtomicI64,
+    /// With a network: the move's policy probability (`f32` bits), the sum of the
+    /// network's win probabilities for the player who made the move (in 1/[`VALUE_UNIT`]),
+    /// and the sum of its leads for Black (in 1/[`LEAD_UNIT`] points).
+    pub policy: AtomicU32,
+    pub value_sum: AtomicU64,
+    pub lead_sum: AtomicI64,
 }
+
+/// Fixed-point units of [`Node::value_sum`] and [`Node::lead_sum`].
+pub const VALUE_UNIT: f64 = (1u64 << 24) as f64;
+pub const LEAD_UNIT: f64 = 1024.0;
 
 /// A plain copy of a node's statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -53,6 +63,25 @@ pub struct Stats {
     pub prior_visits: u32,
     pub prior_wins: u32,
     pub score_sum: i64,
+    pub policy: f32,
+    pub value_sum: u64,
+    pub lead_sum: i64,
+}
+
+impl Stats {
+    /// The network's mean win probability for the player who made the move (0.5 unvisited).
+    pub fn value(&self) -> f64 {
+        if self.visits == 0 {
+            0.5
+        } else {
+            self.value_sum as f64 / VALUE_UNIT / self.visits as f64
+        }
+    }
+
+    /// The network's mean lead for Black (0 unvisited).
+    pub fn lead(&self) -> f64 {
+        self.lead_sum as f64 / LEAD_UNIT / self.visits.max(1) as f64
+    }
 }
 
 impl Node {
@@ -98,6 +127,9 @@ impl Node {
             prior_visits: self.prior_visits.load(Relaxed),
             prior_wins: self.prior_wins.load(Relaxed),
             score_sum: self.score_sum.load(Relaxed),
+            policy: f32::from_bits(self.policy.load(Relaxed)),
+            value_sum: self.value_sum.load(Relaxed),
+            lead_sum: self.lead_sum.load(Relaxed),
         }
     }
 
@@ -109,6 +141,9 @@ impl Node {
         self.prior_visits.store(s.prior_visits, Relaxed);
         self.prior_wins.store(s.prior_wins, Relaxed);
         self.score_sum.store(s.score_sum, Relaxed);
+        self.policy.store(s.policy.to_bits(), Relaxed);
+        self.value_sum.store(s.value_sum, Relaxed);
+        self.lead_sum.store(s.lead_sum, Relaxed);
     }
 }
 
@@ -119,12 +154,14 @@ fn move_code(mv: Move) -> u16 {
     }
 }
 
-/// A new child: its move and prior (equivalent visits, wins in half points).
+/// A new child: its move and prior (equivalent visits, wins in half points; or the
+/// network's policy).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NewChild {
     pub mv: Move,
     pub prior_visits: u32,
     pub prior_wins: u32,
+    pub policy: f32,
 }
 
 /// The arena of nodes. Its memory is reserved zeroed up front (the OS maps pages only as
@@ -222,6 +259,7 @@ impl Tree {
             node.mv.store(move_code(c.mv), Relaxed);
             node.prior_visits.store(c.prior_visits, Relaxed);
             node.prior_wins.store(c.prior_wins, Relaxed);
+            node.policy.store(c.policy.to_bits(), Relaxed);
         }
         let parent = self.node(id);
         parent.first_child.store(first, Relaxed);
@@ -314,6 +352,7 @@ mod tests {
                 },
                 prior_visits: 10,
                 prior_wins: 10,
+                policy: 0.25,
             })
             .collect();
         assert!(t.expand(ROOT, &kids));
@@ -324,10 +363,13 @@ mod tests {
         assert!(t.expand(c, &kids[..2]));
         let g = t.child_by_move(c, Move::Pass).unwrap();
         t.node(g).wins.store(5, Relaxed);
+        t.node(g).value_sum.store(3 << 20, Relaxed);
+        t.node(g).lead_sum.store(-2048, Relaxed);
         let u = t.extract(c, usize::MAX);
         assert_eq!(u.node(ROOT).stats().visits, 7);
         let g2 = u.child_by_move(ROOT, Move::Pass).unwrap();
-        assert_eq!(u.node(g2).stats().wins, 5);
+        let s = u.node(g2).stats();
+        assert_eq!((s.wins, s.value_sum, s.lead_sum, s.policy), (5, 3 << 20, -2048, 0.25));
         assert_eq!(u.len(), 3);
         // Limited: the root's three children fit in four nodes, the grandchildren don't,
         // and the child holding them stays a leaf that keeps its statistics.
@@ -346,6 +388,7 @@ mod tests {
             mv: Move::Pass,
             prior_visits: 0,
             prior_wins: 0,
+            policy: 0.0,
         }; 2];
         assert!(!t.expand(ROOT, &kids));
         assert!(!t.node(ROOT).is_expanded());

@@ -13,6 +13,7 @@ use tengen::Point;
 mod features;
 mod forward;
 mod model;
+mod search;
 
 /// The point of a GTP vertex (`D4`) on a `size` board, through the GTP parser.
 pub fn point(size: usize, v: &str) -> Point {

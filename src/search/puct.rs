@@ -1,0 +1,259 @@
+//! The search with a network (AlphaZero and KataGo style): a leaf is evaluated by the
+//! network instead of a playout; its children get the policy as priors; a descent follows
+//! PUCT, `Q + c P sqrt(N) / (1 + n)`, where `Q` is the child's mean win probability plus a
+//! small score utility, and a child not yet visited takes its parent's value less a
+//! first-play-urgency reduction. Each evaluation sees the board in a random symmetry (from
+//! the worker's seeded generator, so one thread and a fixed seed repeat the same moves).
+//!
+//! It shares everything else with the playout search: the arena, the lock-free
+//! statistics, the visits counted on the way down (the virtual loss), tree reuse, the
+//! memory bound, the limits and the stop signal, the analysis.
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use crate::board::{Color, Move};
+use crate::game::Game;
+use crate::nn::eval::{Evaluation, Evaluator};
+use crate::nn::features::{Features, InputRules};
+use crate::nn::Model;
+
+use super::shared::Shared;
+use super::tree::{NewChild, NodeId, Tree, LEAD_UNIT, ROOT, VALUE_UNIT};
+
+/// Fixed-point unit of the network's ownership in the search's ownership sums.
+pub(super) const OWNERSHIP_UNIT: i32 = 1024;
+
+/// The PUCT search's constants (research knobs: `--set puct.NAME=VALUE`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PuctConfig {
+    /// Exploration constant `c`, on win probabilities in [0, 1].
+    pub cpuct: f64,
+    /// First-play urgency: an unvisited child's value is its parent's less this times
+    /// the square root of the policy already visited (inside the tree, and at the root).
+    pub fpu_reduction: f64,
+    pub root_fpu_reduction: f64,
+    /// Weight of the score utility `2/pi atan((lead - centre) / (0.75 size))` added to
+    /// the win probability, the centre the network's lead at the root
+    /// (`score_utility`), and of the same with the centre at 0 (`static_score_utility`).
+    pub score_utility: f64,
+    pub static_score_utility: f64,
+}
+
+impl Default for PuctConfig {
+    fn default() -> PuctConfig {
+        PuctConfig {
+            cpuct: 0.6,
+            fpu_reduction: 0.1,
+            root_fpu_reduction: 0.05,
+            score_utility: 0.15,
+            static_score_utility: 0.05,
+        }
+    }
+}
+
+/// What the workers of a network search share beyond [`Shared`].
+pub(super) struct NetRoot<'a> {
+    pub(super) model: &'a Model,
+    pub(super) game: &'a Game,
+    pub(super) rules: InputRules,
+    /// The network's lead for Black at the root: the score utility's centre.
+    pub(super) centre: f64,
+}
+
+/// One worker's network state: its evaluator and scratch game.
+pub(super) struct NetWorker<'m> {
+    eval: Evaluator<'m>,
+    game: Game,
+    /// The last evaluation's ownership for Black, by point index, in 1/[`OWNERSHIP_UNIT`].
+    pub(super) owner: Vec<(usize, i32)>,
+}
+
+impl<'m> NetWorker<'m> {
+    pub(super) fn new(net: &NetRoot<'m>) -> NetWorker<'m> {
+        NetWorker {
+            eval: Evaluator::new(net.model).expect("checked when the model was set"),
+            game: net.game.clone(),
+            owner: Vec::new(),
+        }
+    }
+}
+
+/// The children of a position from its evaluation: every legal point and the pass, with
+/// their policy.
+pub(super) fn children(game: &Game, e: &Evaluation, keep: &dyn Fn(Move) -> bool) -> Vec<NewChild> {
+    let mut kids = Vec::with_capacity(e.size * e.size + 1);
+    for p in game.board().points() {
+        let i = Features::pos(e.size, p);
+        if e.legal[i] && keep(Move::Place(p)) {
+            kids.push(child(Move::Place(p), e.policy[i]));
+        }
+    }
+    if keep(Move::Pass) {
+        kids.push(child(Move::Pass, e.pass));
+    }
+    // Most likely first: a search that stops early has looked at the best first.
+    kids.sort_by(|a, b| b.policy.total_cmp(&a.policy));
+    kids
+}
+
+fn child(mv: Move, policy: f32) -> NewChild {
+    NewChild {
+        mv,
+        prior_visits: 0,
+        prior_wins: 0,
+        policy,
+    }
+}
+
+/// The network's evaluation of the root for the analysis before any search: its lead
+/// for Black, and its children.
+pub(super) fn evaluate_root(net: &NetRoot, keep: &dyn Fn(Move) -> bool) -> (f64, Vec<NewChild>) {
+    let mut eval = Evaluator::new(net.model).expect("checked when the model was set");
+    let e = eval.evaluate(net.game, net.rules, 0);
+    (-(e.white_lead as f64), children(net.game, &e, keep))
+}
+
+/// One descent, evaluation and backup. Returns Black's lead at the leaf in half points
+/// (for the score's spread); the leaf's ownership is left in `nw.owner`.
+pub(super) fn simulate(
+    shared: &Shared,
+    net: &NetRoot,
+    nw: &mut NetWorker,
+    path: &mut Vec<(NodeId, Color)>,
+    symmetry: usize,
+) -> i32 {
+    let tree = shared.tree;
+    let cfg = &shared.config.puct;
+    nw.game.clone_from(net.game);
+    path.clear();
+    let mut node = ROOT;
+    let mut color = shared.root_color;
+    let mut passes = shared.root_passes;
+    let mut mover = color.opponent();
+    let mut expand = false;
+    loop {
+        let n = tree.node(node);
+        n.visits.fetch_add(1, Relaxed);
+        path.push((node, mover));
+        if passes >= 2 {
+            break;
+        }
+        if !n.is_expanded() {
+            expand = !tree.is_full() && tree.try_claim(node);
+            break;
+        }
+        let Some(next) = select(tree, node, cfg, node == ROOT, color, net.centre, net.game.size()) else {
+            break;
+        };
+        let mv = tree.node(next).mv();
+        if nw.game.play_record(color, mv).is_err() {
+            break;
+        }
+        passes = if mv == Move::Pass { passes + 1 } else { 0 };
+        mover = color;
+        color = color.opponent();
+        node = next;
+    }
+    let e = nw.eval.evaluate(&nw.game, net.rules, symmetry);
+    if expand {
+        let kids = children(&nw.game, &e, &|_| true);
+        tree.expand(node, &kids);
+    }
+    let white = e.white_win as f64 + 0.5 * e.no_result as f64;
+    let lead = -(e.white_lead as f64);
+    let lead_fixed = (lead * LEAD_UNIT).round() as i64;
+    for &(id, mover) in path.iter() {
+        let v = if mover == Color::White { white } else { 1.0 - white };
+        let n = tree.node(id);
+        n.value_sum.fetch_add((v.clamp(0.0, 1.0) * VALUE_UNIT).round() as u64, Relaxed);
+        n.lead_sum.fetch_add(lead_fixed, Relaxed);
+    }
+    nw.owner.clear();
+    let size = e.size;
+    for p in nw.game.board().points() {
+        let own = -e.white_ownership[Features::pos(size, p)];
+        nw.owner.push((p.index(), (own * OWNERSHIP_UNIT as f32).round() as i32));
+    }
+    (lead * 2.0).round() as i32
+}
+
+/// `2/pi atan(x)`: a score's utility, in (-1, 1).
+fn score_shape(x: f64) -> f64 {
+    std::f64::consts::FRAC_2_PI * x.atan()
+}
+
+/// The child of `id` PUCT prefers for `to_move`, skipping pruned ones.
+fn select(
+    tree: &Tree,
+    id: NodeId,
+    cfg: &PuctConfig,
+    root: bool,
+    to_move: Color,
+    centre: f64,
+    size: usize,
+) -> Option<NodeId> {
+    let parent = tree.node(id).stats();
+    let sign = if to_move == Color::Black { 1.0 } else { -1.0 };
+    let scale = 0.75 * size as f64;
+    let utility = |lead_black: f64| {
+        let lead = sign * lead_black;
+        cfg.score_utility * score_shape((lead - sign * centre) / scale)
+            + cfg.static_score_utility * score_shape(lead / scale)
+    };
+    let mut visited_policy = 0.0f64;
+    let mut total = 0u64;
+    for c in tree.node(id).children() {
+        let n = tree.node(c);
+        let v = n.visits.load(Relaxed);
+        if v > 0 && !n.is_pruned() {
+            visited_policy += f32::from_bits(n.policy.load(Relaxed)) as f64;
+            total += v as u64;
+        }
+    }
+    // The parent's value for the player to move there (its own statistics are its
+    // mover's, the opponent's).
+    let parent_q = if parent.visits > 1 {
+        1.0 - parent.value() + utility(parent.lead())
+    } else {
+        0.5
+    };
+    let reduction = if root {
+        cfg.root_fpu_reduction
+    } else {
+        cfg.fpu_reduction
+    };
+    let fpu = parent_q - reduction * visited_policy.sqrt();
+    let explore = cfg.cpuct * (total.max(1) as f64).sqrt();
+    let mut best = None;
+    let mut best_value = f64::NEG_INFINITY;
+    for c in tree.node(id).children() {
+        let n = tree.node(c);
+        if n.is_pruned() {
+            continue;
+        }
+        let s = n.stats();
+        let q = if s.visits > 0 {
+            s.value() + utility(s.lead())
+        } else {
+            fpu
+        };
+        let value = q + explore * s.policy as f64 / (1.0 + s.visits as f64);
+        if value > best_value {
+            best_value = value;
+            best = Some(c);
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn score_shape_is_odd_and_bounded() {
+        assert_eq!(score_shape(0.0), 0.0);
+        assert!((score_shape(1e9) - 1.0).abs() < 1e-6);
+        assert!((score_shape(-3.0) + score_shape(3.0)).abs() < 1e-12);
+    }
+}
