@@ -6,7 +6,9 @@
 
 use clap::Args;
 
-use crate::engine::{Engine, PlayerKind, Settings};
+use crate::engine::{Engine, Network, PlayerKind, Settings};
+use crate::nn::forward::Forward;
+use crate::nn::Model;
 use crate::rules::Rules;
 use crate::search::PolicyKind;
 
@@ -26,6 +28,9 @@ pub struct EngineArgs {
     /// GoGui live graphics on stderr while genmove thinks [default: off]
     #[arg(long)]
     pub live_gfx: bool,
+    /// A KataGo network (.bin.gz) loaded at start-up, for GTP kata-raw-nn [default: none]
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<std::path::PathBuf>,
 }
 
 /// How the engine plays a game: rules, komi, each move's effort, resigning, the
@@ -359,10 +364,37 @@ impl EngineArgs {
         Engine::new(self.play.rules(), self.settings())
     }
 
-    /// The GTP session these options describe: the engine and the session's own options.
-    pub fn front(&self) -> crate::gtp::Front {
+    /// The network of `--model`, loaded and checked that the forward pass can run it, its
+    /// name and load time said on stderr; `None` without `--model`. The error names the
+    /// file and the problem.
+    pub fn network(&self) -> Result<Option<Network>, String> {
+        let Some(path) = &self.model else {
+            return Ok(None);
+        };
+        let start = std::time::Instant::now();
+        let model = Model::load(path).map_err(|e| e.to_string())?;
+        Forward::new(&model).map_err(|e| format!("{}: {e}", path.display()))?;
+        crate::log!(
+            1,
+            "network {} (model version {}, {} blocks, {} channels, {:.1}M parameters) loaded from {} in {:.2} s",
+            model.name,
+            model.version,
+            model.trunk.blocks.len(),
+            model.trunk.channels,
+            model.parameters() as f64 / 1e6,
+            path.display(),
+            start.elapsed().as_secs_f64()
+        );
+        Ok(Some(Network(std::sync::Arc::new(model))))
+    }
+
+    /// The GTP session these options describe, with the network loaded from `--model`
+    /// (see [`network`](Self::network)): the engine and the session's own options.
+    pub fn front(&self, network: Option<Network>) -> crate::gtp::Front {
+        let mut engine = self.engine();
+        engine.set_network(network);
         crate::gtp::Front::new(
-            self.engine(),
+            engine,
             crate::gtp::FrontOptions {
                 lizzie: self.lizzie,
                 live_gfx: self.live_gfx,

@@ -10,10 +10,14 @@ mod resign;
 mod settings;
 
 pub use player::{Player, PlayerKind, RandomPlayer};
-pub use settings::Settings;
+pub use settings::{Network, Settings};
 
 use crate::board::{Color, IllegalMove, Move, Point};
 use crate::game::{Game, SetupError};
+use crate::nn::cache::CacheStats;
+use crate::nn::features::InputRules;
+use crate::nn::forward::ForwardError;
+use crate::nn::{EvalCache, Evaluation, Evaluator, Symmetry};
 use crate::rules::Rules;
 use crate::score::Score;
 use crate::search::{Analysis, Limits, Reporter, Search};
@@ -96,6 +100,22 @@ pub struct Engine {
     judge: status::Judge,
     /// The last analysis for a move's time and the position it was for.
     kept_analysis: Option<(status::PositionKey, Analysis)>,
+    /// The network's evaluations of recent positions (`raw_nn`).
+    nn_cache: EvalCache,
+}
+
+/// Entries of the engine's evaluation cache: about 3.3 MB of evaluations on 19x19.
+const NN_CACHE_ENTRIES: usize = 1024;
+
+/// Why the network cannot evaluate.
+#[derive(Debug, thiserror::Error)]
+pub enum NetworkError {
+    #[error("no network loaded (start tengen with --model FILE)")]
+    NoNetwork,
+    #[error(transparent)]
+    Unsupported(#[from] ForwardError),
+    #[error("symmetry {0} is not in 0..8")]
+    BadSymmetry(usize),
 }
 
 impl Engine {
@@ -114,12 +134,58 @@ impl Engine {
             ponder_at: None,
             judge: status::Judge::default(),
             kept_analysis: None,
+            nn_cache: EvalCache::new(NN_CACHE_ENTRIES),
         }
     }
 
     /// The game as it stands.
     pub fn game(&self) -> &Game {
         &self.game
+    }
+
+    /// The network's evaluations of the current position for the player to move (GTP
+    /// `kata-raw-nn`), one for each symmetry in `symmetries`, with policy `optimism`, the
+    /// rules shown to the network as KataGo's GTP shows the rules of the same name
+    /// ([`InputRules::katago_gtp`]). Evaluations are cached.
+    pub fn raw_nn(
+        &mut self,
+        symmetries: &[usize],
+        optimism: f32,
+    ) -> Result<Vec<Evaluation>, NetworkError> {
+        let network = self
+            .settings
+            .network
+            .as_ref()
+            .ok_or(NetworkError::NoNetwork)?;
+        if let Some(&s) = symmetries.iter().find(|&&s| s >= 8) {
+            return Err(NetworkError::BadSymmetry(s));
+        }
+        let mut evaluator = Evaluator::new(&network.0)?;
+        let rules = InputRules::katago_gtp(self.game.rules());
+        Ok(symmetries
+            .iter()
+            .map(|&s| {
+                evaluator.evaluate_cached(
+                    &mut self.nn_cache,
+                    &self.game,
+                    rules,
+                    Symmetry::One(s),
+                    optimism,
+                )
+            })
+            .collect())
+    }
+
+    /// Sets the network `raw_nn` evaluates with (dropping the cached evaluations of the
+    /// previous one).
+    pub fn set_network(&mut self, network: Option<Network>) {
+        self.settings.network = network;
+        self.nn_cache.clear();
+    }
+
+    /// Hits, misses and entries of the evaluation cache.
+    pub fn nn_cache_stats(&self) -> CacheStats {
+        self.nn_cache.stats()
     }
 
     /// The settings the engine was made with.

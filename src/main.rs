@@ -201,10 +201,15 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         None => {
+            // A network that cannot be read stops the program before any GTP.
+            let network = cli.engine.network().unwrap_or_else(|e| {
+                eprintln!("tengen: {e}");
+                std::process::exit(2);
+            });
             if std::io::stdin().is_terminal() && cli.verbose > 0 {
                 eprintln!("Tengen {}: speaking GTP v2 on stdin/stdout; try 'list_commands', 'quit' to leave.", env!("CARGO_PKG_VERSION"));
             }
-            let mut front = cli.engine.front();
+            let mut front = cli.engine.front(network);
             tengen::gtp::serve_stdio(&mut front)?;
             Ok(())
         }

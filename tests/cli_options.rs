@@ -26,6 +26,7 @@ const HONOURED: &[(&str, &str, &str)] = &[
     ("", "ponder", "Executor::idle"),
     ("", "lizzie", "the version answer"),
     ("", "live-gfx", "genmove's gogui-gfx lines"),
+    ("", "model", "the network of kata-raw-nn"),
     // bench: tools/bench.rs (the search options refused without --search, --seconds with it).
     ("bench", "size", "one line per size"),
     ("bench", "threads", "playout threads, or the search's"),

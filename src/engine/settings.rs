@@ -1,8 +1,22 @@
 //! The engine's settings: the command line's engine options, the search's among them.
 //! No game, no GTP.
 
+use std::sync::Arc;
+
 use super::PlayerKind;
+use crate::nn::Model;
 use crate::search::SearchConfig;
+
+/// A network loaded at start-up (`--model`), shared: cloning the settings does not copy
+/// its weights, and `Debug` shows its name, not its weights.
+#[derive(Clone)]
+pub struct Network(pub Arc<Model>);
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Network({})", self.0.name)
+    }
+}
 
 /// Engine settings from the command line.
 #[derive(Clone, Debug)]
@@ -23,6 +37,9 @@ pub struct Settings {
     /// The search's threads, memory bound, seed and constants (the random mover takes
     /// its seed from there too).
     pub search: SearchConfig,
+    /// The network, if one was loaded (`--model`): GTP's `kata-raw-nn` evaluates with
+    /// it; the move generator does not use it yet.
+    pub network: Option<Network>,
 }
 
 impl Default for Settings {
@@ -36,6 +53,7 @@ impl Default for Settings {
             lag_margin: 0.2,
             ponder: false,
             search: SearchConfig::default(),
+            network: None,
         }
     }
 }

@@ -251,6 +251,13 @@ pub enum Command {
     Analyze(AnalyzeFormat, AnalyzeArgs),
     /// `lz-genmove_analyze` / `kata-genmove_analyze`: `genmove` with live analysis.
     GenmoveAnalyze(AnalyzeFormat, AnalyzeArgs),
+    /// KataGo's `kata-raw-nn SYMMETRY [OPTIMISM]`: the network's raw evaluation of the
+    /// position in one symmetry (0 to 7), or in each of the eight (`None`, `all`), with
+    /// policy optimism (0 to 1; `None`: KataGo's GTP default, [`RAW_NN_OPTIMISM`]).
+    KataRawNn {
+        symmetry: Option<u8>,
+        optimism: Option<f64>,
+    },
     /// GoGui: the analyze commands on offer, `type/label/command` a line.
     GoguiAnalyzeCommands,
     /// GoGui: `gogui-play_sequence b D4 w E5 ...`, all or nothing.
@@ -322,6 +329,7 @@ impl Command {
             Command::Analyze(AnalyzeFormat::Kata, _) => "kata-analyze",
             Command::GenmoveAnalyze(AnalyzeFormat::Lz, _) => "lz-genmove_analyze",
             Command::GenmoveAnalyze(AnalyzeFormat::Kata, _) => "kata-genmove_analyze",
+            Command::KataRawNn { .. } => "kata-raw-nn",
             Command::GoguiAnalyzeCommands => "gogui-analyze_commands",
             Command::GoguiPlaySequence(_) => "gogui-play_sequence",
             Command::GoguiSetup(_) => "gogui-setup",
@@ -380,6 +388,16 @@ impl fmt::Display for Command {
             Command::Printsgf(Some(file)) => write!(f, " {file}"),
             Command::Countlib(v) => write!(f, " {v}"),
             Command::Analyze(_, a) | Command::GenmoveAnalyze(_, a) => write!(f, "{a}"),
+            Command::KataRawNn { symmetry, optimism } => {
+                match symmetry {
+                    Some(s) => write!(f, " {s}")?,
+                    None => write!(f, " all")?,
+                }
+                match optimism {
+                    Some(o) => write!(f, " {o}"),
+                    None => Ok(()),
+                }
+            }
             Command::GoguiPlaySequence(list) | Command::GoguiSetup(list) => list
                 .iter()
                 .try_for_each(|(c, m)| write!(f, " {} {m}", color_name(*c))),
@@ -580,6 +598,22 @@ fn kgs_time(input: &str) -> IResult<&str, Option<TimeSystem>> {
     .parse(input)
 }
 
+/// The policy optimism of `kata-raw-nn` when none is given: KataGo's GTP default
+/// (`rootPolicyOptimism`, 0.2 unless its configuration says otherwise).
+pub const RAW_NN_OPTIMISM: f64 = 0.2;
+
+/// `kata-raw-nn`'s arguments: `all` (any case) or a symmetry 0..=7, then an optional
+/// optimism in 0..=1.
+fn raw_nn_args(input: &str) -> Result<Command, SyntaxError> {
+    let symmetry = alt((
+        value(None, terminated(tag_no_case("all"), super::parse::word_end)),
+        map(verify(int, |s: &u32| *s < 8), |s| Some(s as u8)),
+    ));
+    let optimism = verify(float, |o: &f64| (0.0..=1.0).contains(o));
+    args(input, (symmetry, opt(then(optimism))))
+        .map(|(symmetry, optimism)| Command::KataRawNn { symmetry, optimism })
+}
+
 /// The command table: the single source of command names. Its order is the order of
 /// `list_commands`.
 pub static COMMANDS: &[CommandSpec] = &[
@@ -776,6 +810,11 @@ pub static COMMANDS: &[CommandSpec] = &[
         name: "countlib",
         parse: |a| args(a, vertex).map(Command::Countlib),
         example: "countlib K10",
+    },
+    CommandSpec {
+        name: "kata-raw-nn",
+        parse: raw_nn_args,
+        example: "kata-raw-nn 3 0.5",
     },
     CommandSpec {
         name: "gogui-analyze_commands",
@@ -1137,6 +1176,15 @@ mod tests {
             "all_legal",
             "list_stones x",
             "captures",
+            "kata-raw-nn",
+            "kata-raw-nn 8",
+            "kata-raw-nn -1",
+            "kata-raw-nn allx",
+            "kata-raw-nn all 1.5",
+            "kata-raw-nn 0 -0.1",
+            "kata-raw-nn 0 nan",
+            "kata-raw-nn 0 0.5 1",
+            "kata-raw-nn b 0",
         ] {
             assert!(is_syntax(line), "{line:?} should be a syntax error");
         }
@@ -1190,6 +1238,27 @@ mod tests {
         assert_eq!(ok("printsgf"), Command::Printsgf(None));
         assert_eq!(ok("known_command foo"), Command::KnownCommand("foo".into()));
         assert_eq!(ok("countlib d4"), Command::Countlib(D4));
+        assert_eq!(
+            ok("kata-raw-nn ALL"),
+            Command::KataRawNn {
+                symmetry: None,
+                optimism: None
+            }
+        );
+        assert_eq!(
+            ok("kata-raw-nn 7 1"),
+            Command::KataRawNn {
+                symmetry: Some(7),
+                optimism: Some(1.0)
+            }
+        );
+        assert_eq!(
+            ok("kata-raw-nn 0 0"),
+            Command::KataRawNn {
+                symmetry: Some(0),
+                optimism: Some(0.0)
+            }
+        );
     }
 
     #[test]

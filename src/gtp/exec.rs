@@ -9,6 +9,7 @@ use super::serve::{Context, Executor, Reply};
 use crate::board::{Board, Color, Move, Point};
 use crate::engine::{AnalyzeOptions, Engine, Genmove, GenmoveOptions, Stop};
 use crate::game::SetupError;
+use crate::nn::Evaluation;
 use crate::notation::diagram;
 use crate::record::{game_from_record, record_of};
 use crate::search::Reporter;
@@ -94,6 +95,53 @@ fn state_text(engine: &Engine) -> String {
         engine.clocks().left(Color::Black),
         engine.clocks().left(Color::White),
     )
+}
+
+/// One symmetry's block of `kata-raw-nn`, as KataGo 1.17.2 prints it (`rawNN` in its
+/// `gtp.cpp`): the values from White's point of view but the policy (for the player to
+/// move), the policy and ownership in rows from the top, each value followed by a space,
+/// `NAN` for an illegal point (the caller trims the end of the response, as KataGo).
+/// KataGo separates the blocks of `all` by an empty line, which ends a GTP response
+/// early; here they follow one another.
+fn raw_nn_text(symmetry: usize, e: &Evaluation) -> String {
+    use std::fmt::Write;
+    let n = e.size;
+    let mut out = String::with_capacity(24 * n * n + 400);
+    let f = |x: f32| f64::from(x);
+    let _ = writeln!(out, "symmetry {symmetry}");
+    let _ = writeln!(out, "whiteWin {:.6}", f(e.white_win));
+    let _ = writeln!(out, "whiteLoss {:.6}", f(e.white_loss));
+    let _ = writeln!(out, "noResult {:.6}", f(e.no_result));
+    let _ = writeln!(out, "whiteLead {:.3}", f(e.white_lead));
+    let _ = writeln!(out, "whiteScoreSelfplay {:.3}", f(e.white_score_mean));
+    let _ = writeln!(out, "whiteScoreSelfplaySq {:.3}", f(e.white_score_mean_sq));
+    let _ = writeln!(out, "varTimeLeft {:.3}", f(e.var_time_left));
+    let _ = writeln!(
+        out,
+        "shorttermWinlossError {:.3}",
+        f(e.shortterm_winloss_error)
+    );
+    let _ = writeln!(out, "shorttermScoreError {:.3}", f(e.shortterm_score_error));
+    out.push_str("policy\n");
+    for row in 0..n {
+        for i in row * n..(row + 1) * n {
+            if e.legal[i] {
+                let _ = write!(out, "{:8.6} ", f(e.policy[i]));
+            } else {
+                out.push_str("    NAN ");
+            }
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "policyPass {:8.6} ", f(e.pass));
+    out.push_str("whiteOwnership\n");
+    for row in 0..n {
+        for i in row * n..(row + 1) * n {
+            let _ = write!(out, "{:9.7} ", f(e.white_ownership[i]));
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// CPU seconds used by this process (Linux `/proc/self/stat`; 0 elsewhere).
@@ -383,6 +431,23 @@ impl Executor for Engine {
                 Ok(vertex_list(pts).into())
             }
             Command::Captures(color) => Ok(self.game().board().captures(color).to_string().into()),
+            Command::KataRawNn { symmetry, optimism } => {
+                let symmetries: Vec<usize> = match symmetry {
+                    Some(s) => vec![s as usize],
+                    None => (0..8).collect(),
+                };
+                let optimism = optimism.unwrap_or(super::command::RAW_NN_OPTIMISM) as f32;
+                let evals = self.raw_nn(&symmetries, optimism).map_err(|e| {
+                    crate::log!(1, "kata-raw-nn: {e}");
+                    GtpError::Other(e.to_string())
+                })?;
+                let text: String = symmetries
+                    .iter()
+                    .zip(&evals)
+                    .map(|(&s, e)| raw_nn_text(s, e))
+                    .collect();
+                Ok(text.trim_end().into())
+            }
             Command::GoguiAnalyzeCommands => Ok(analysis::GOGUI_ANALYZE_COMMANDS.into()),
             Command::GoguiPlaySequence(list) => {
                 let mut game = self.game().clone();

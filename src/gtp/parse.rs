@@ -102,7 +102,7 @@ pub fn is_word_char(c: char) -> bool {
 }
 
 /// Succeeds, consuming nothing, at the end of a word: before a space or the end of input.
-fn word_end(input: &str) -> IResult<&str, ()> {
+pub(super) fn word_end(input: &str) -> IResult<&str, ()> {
     not(satisfy(is_word_char)).parse(input)
 }
 

@@ -3,8 +3,10 @@
 //! forward pass, the outputs turned back, then the post-processing: a softmax of the policy
 //! over the legal moves and pass, a softmax of win / loss / no result, the score outputs
 //! times the model's multipliers, ownership through tanh, and everything but the policy
-//! from White's point of view.
+//! from White's point of view. Also the mean of the 8 symmetries, KataGo's policy
+//! optimism, and evaluations through a cache (`cache`).
 
+use super::cache::{Cache, EvalKey};
 use super::features::{features, Features, InputRules};
 use super::forward::{Forward, ForwardError};
 use super::model::Model;
@@ -50,6 +52,61 @@ impl Evaluation {
     }
 }
 
+/// A cache of evaluations of one model ([`Evaluator::evaluate_cached`]).
+pub type EvalCache = Cache<Evaluation>;
+
+/// Which symmetries the network sees a position in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Symmetry {
+    /// One, 0 to 7 (see [`Evaluator::evaluate`]).
+    One(usize),
+    /// All eight, every output averaged (KataGo's `NNOutput` of several symmetries: the
+    /// probabilities, values and ownership after post-processing).
+    Mean,
+}
+
+/// One evaluation's inputs and what the post-processing needs of the game.
+struct Query {
+    symmetry: Symmetry,
+    features: Features,
+    legal: Vec<bool>,
+    pla: Color,
+    superko: bool,
+    optimism: f32,
+}
+
+/// The mean of evaluations of one position (the same legal points).
+fn mean(all: &[Evaluation]) -> Evaluation {
+    let k = all.len() as f32;
+    let avg = |get: fn(&Evaluation) -> f32| all.iter().map(get).sum::<f32>() / k;
+    let avg_vec = |get: fn(&Evaluation) -> &Vec<f32>| {
+        let mut out = vec![0.0f32; get(&all[0]).len()];
+        for e in all {
+            for (o, v) in out.iter_mut().zip(get(e)) {
+                *o += v;
+            }
+        }
+        out.iter_mut().for_each(|o| *o /= k);
+        out
+    };
+    Evaluation {
+        size: all[0].size,
+        policy: avg_vec(|e| &e.policy),
+        legal: all[0].legal.clone(),
+        pass: avg(|e| e.pass),
+        white_win: avg(|e| e.white_win),
+        white_loss: avg(|e| e.white_loss),
+        no_result: avg(|e| e.no_result),
+        white_score_mean: avg(|e| e.white_score_mean),
+        white_score_mean_sq: avg(|e| e.white_score_mean_sq),
+        white_lead: avg(|e| e.white_lead),
+        var_time_left: avg(|e| e.var_time_left),
+        shortterm_winloss_error: avg(|e| e.shortterm_winloss_error),
+        shortterm_score_error: avg(|e| e.shortterm_score_error),
+        white_ownership: avg_vec(|e| &e.white_ownership),
+    }
+}
+
 /// A model's evaluator of positions, with its scratch buffers.
 pub struct Evaluator<'m> {
     forward: Forward<'m>,
@@ -72,19 +129,92 @@ impl<'m> Evaluator<'m> {
 
     /// Evaluates the game's current position for the player to move, the network seeing
     /// the board in `symmetry` (0 to 7, KataGo's numbering: bit 0 flips the rows, bit 1
-    /// the columns, bit 2 transposes).
+    /// the columns, bit 2 transposes), without policy optimism.
     pub fn evaluate(&mut self, game: &Game, rules: InputRules, symmetry: usize) -> Evaluation {
         assert!(symmetry < 8, "symmetry {symmetry} is not in 0..8");
+        let q = self.query(game, rules, Symmetry::One(symmetry), 0.0);
+        self.run(&q, symmetry)
+    }
+
+    /// Evaluates the position in one symmetry or as the mean of all eight, with policy
+    /// `optimism` (0 to 1, KataGo's `policyOptimism`: the logits moved that far towards
+    /// the optimistic policy head's; no effect on a model without one).
+    pub fn evaluate_with(
+        &mut self,
+        game: &Game,
+        rules: InputRules,
+        symmetry: Symmetry,
+        optimism: f32,
+    ) -> Evaluation {
+        let q = self.query(game, rules, symmetry, optimism);
+        self.answer(&q)
+    }
+
+    /// [`evaluate_with`](Self::evaluate_with) through `cache`: the inputs are built and
+    /// hashed (with the symmetry, the optimism and the player to move), and the network
+    /// runs only on a miss. A cache holds the evaluations of one model.
+    pub fn evaluate_cached(
+        &mut self,
+        cache: &mut EvalCache,
+        game: &Game,
+        rules: InputRules,
+        symmetry: Symmetry,
+        optimism: f32,
+    ) -> Evaluation {
+        let q = self.query(game, rules, symmetry, optimism);
+        let key = EvalKey::new(&q.features, symmetry, q.pla, q.optimism, self.passing_hacks);
+        if let Some(e) = cache.get(key) {
+            return e;
+        }
+        let e = self.answer(&q);
+        cache.insert(key, e.clone());
+        e
+    }
+
+    /// The inputs and everything else one evaluation needs of the game.
+    fn query(&self, game: &Game, rules: InputRules, symmetry: Symmetry, optimism: f32) -> Query {
+        if let Symmetry::One(s) = symmetry {
+            assert!(s < 8, "symmetry {s} is not in 0..8");
+        }
         let model = self.forward.model();
         let rules = InputRules {
             pass_alive_with_suicide: rules.pass_alive_with_suicide
                 || model.prefer_pass_alive_under_suicide,
             ..rules
         };
-        let f = features(game, rules);
+        let optimism = if optimism.is_nan() {
+            0.0
+        } else {
+            optimism.clamp(0.0, 1.0)
+        };
+        Query {
+            symmetry,
+            features: features(game, rules),
+            legal: legal_points(game, rules),
+            pla: game.to_move(),
+            superko: rules.ko != KoRule::Simple,
+            optimism,
+        }
+    }
+
+    /// The query's evaluation in its symmetry, or the mean of all eight.
+    fn answer(&mut self, q: &Query) -> Evaluation {
+        match q.symmetry {
+            Symmetry::One(s) => self.run(q, s),
+            Symmetry::Mean => {
+                let all: Vec<Evaluation> = (0..8).map(|s| self.run(q, s)).collect();
+                mean(&all)
+            }
+        }
+    }
+
+    /// One symmetry's evaluation of a query.
+    fn run(&mut self, q: &Query, symmetry: usize) -> Evaluation {
+        let model = self.forward.model();
+        let f = &q.features;
         let n = f.size;
         let area = n * n;
-        let pla = game.to_move();
+        let pla = q.pla;
 
         // The inputs in the symmetry, plane by plane.
         self.spatial.clear();
@@ -100,21 +230,35 @@ impl<'m> Evaluator<'m> {
         }
         let out = self.forward.run(n, &self.spatial, &f.global);
 
-        // The outputs back to the board's orientation.
+        // The policy logits, moved towards the optimistic head's as KataGo (models with 2
+        // policy channels, or 4 from version 16), and the outputs back to the board's
+        // orientation.
+        let channels = model.policy.out_channels;
+        let optimistic = channels == 2 || (channels == 4 && model.version >= 16);
+        let opt = q.optimism;
         self.logits.clear();
         self.logits.resize(area, 0.0);
         let mut ownership = vec![0.0; area];
         for i in 0..area {
             let j = sym_pos(n, symmetry, true, i);
-            self.logits[j] = out.policy[i];
+            let p = out.policy[i];
+            self.logits[j] = if optimistic {
+                p + (out.policy[area + i] - p) * opt
+            } else {
+                p
+            };
             ownership[j] = out.ownership[i];
         }
-        let pass_logit = out.pass[0];
+        let pass_logit = if optimistic {
+            out.pass[0] + (out.pass[1] - out.pass[0]) * opt
+        } else {
+            out.pass[0]
+        };
         let value = out.value;
         let score = out.score.clone();
+        let legal = q.legal.clone();
 
         // Policy: softmax over the legal moves and pass, in f32 as KataGo.
-        let legal = legal_points(game, rules);
         let max = self
             .logits
             .iter()
@@ -143,7 +287,7 @@ impl<'m> Evaluator<'m> {
         let pp = model.post_process;
         let version = model.version;
         let mut logits = value.map(f64::from);
-        let superko = rules.ko != KoRule::Simple;
+        let superko = q.superko;
         if superko {
             logits[2] -= 100000.0;
         }

@@ -57,6 +57,20 @@ impl InputRules {
         }
     }
 
+    /// What KataGo's GTP engine, configured with the rules of the same name, shows the
+    /// network for a game under `rules`: KataGo's `chinese` for Tengen's Chinese rules
+    /// ([`katago_chinese`](Self::katago_chinese): simple ko where Tengen keeps positional
+    /// superko, and the handicap read from the opening moves); Tromp-Taylor as
+    /// [`from_rules`](Self::from_rules) says (KataGo's `tromp-taylor` gives no handicap
+    /// points, so its reading of the opening moves changes nothing).
+    pub fn katago_gtp(rules: &Rules) -> InputRules {
+        if rules.name == Rules::chinese().name {
+            InputRules::katago_chinese()
+        } else {
+            InputRules::from_rules(rules)
+        }
+    }
+
     /// KataGo's own `rules = chinese` (simple ko, no suicide, friendly passes): what the
     /// reference outputs in `../shared/nn/golden` were computed with.
     pub fn katago_chinese() -> InputRules {

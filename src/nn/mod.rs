@@ -1,13 +1,16 @@
-//! KataGo-format networks: the model reader (`model`), and the V7 input features
-//! (`features`). A layer beside `playout/`: it uses `board` and `game`, never the search,
+//! KataGo-format networks: the model reader (`model`), the V7 input features
+//! (`features`), the forward pass (`forward`), KataGo's post-processing (`eval`) and a
+//! cache of evaluations (`cache`). A layer beside `playout/`: it uses `board` and `game`, never the search,
 //! the engine or any text protocol, and reads no stdin/stdout.
 
+pub mod cache;
 pub mod eval;
 pub mod features;
 pub mod forward;
 pub mod model;
 mod ops;
 
+pub use eval::{EvalCache, Evaluation, Evaluator, Symmetry};
 pub use model::{Model, ModelError};
 
 use std::path::PathBuf;

@@ -1711,7 +1711,7 @@ impl Model {
     pub fn load(path: impl AsRef<Path>) -> Result<Model, ModelError> {
         let path = path.as_ref();
         let shown = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| ModelError::Io {
+        let bytes = read_capped(path).map_err(|source| ModelError::Io {
             path: shown.clone(),
             source,
         })?;
@@ -1802,6 +1802,37 @@ impl Model {
         }
         any(&self.trunk.blocks)
     }
+}
+
+/// The bytes of the file at `path`: only a regular file (not a folder, a device such as
+/// `/dev/zero` or a pipe, opened without blocking) of at most [`MAX_UNCOMPRESSED`] bytes,
+/// read with that cap even if it grows meanwhile.
+fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind};
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let too_big = || {
+        Error::new(
+            ErrorKind::InvalidData,
+            format!("larger than {MAX_UNCOMPRESSED} bytes"),
+        )
+    };
+    if meta.len() > MAX_UNCOMPRESSED {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_UNCOMPRESSED + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_UNCOMPRESSED {
+        return Err(too_big());
+    }
+    Ok(bytes)
 }
 
 fn gunzip(bytes: &[u8]) -> Res<Vec<u8>> {

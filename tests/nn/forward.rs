@@ -18,23 +18,34 @@ const TOLERANCE: f64 = 1e-4;
 /// took KataGo's reading of Black's opening moves between White passes as handicap.)
 const KNOWN_INPUT_DIFFERENCES: &[&str] = &[];
 
-/// One block of a golden file.
+/// One block of a golden file (or of a `kata-raw-nn` answer, `tests/nn/gtp.rs`).
 #[derive(Default)]
-struct Golden {
-    id: String,
-    size: usize,
-    komi: f64,
-    to_move: String,
-    moves: Vec<String>,
-    symmetry: usize,
-    scalars: Vec<(String, f64)>,
+pub(super) struct Golden {
+    pub id: String,
+    pub size: usize,
+    pub komi: f64,
+    pub to_move: String,
+    pub moves: Vec<String>,
+    pub symmetry: usize,
+    pub scalars: Vec<(String, f64)>,
     /// Row 0 at the top; `None` for NAN (illegal).
-    policy: Vec<Option<f64>>,
-    pass: f64,
-    ownership: Vec<f64>,
+    pub policy: Vec<Option<f64>>,
+    pub pass: f64,
+    pub ownership: Vec<f64>,
 }
 
-fn parse(text: &str) -> Vec<Golden> {
+impl Golden {
+    /// The scalar called `name` (`whiteWin`, ...).
+    pub fn scalar(&self, name: &str) -> f64 {
+        self.scalars
+            .iter()
+            .find(|s| s.0 == name)
+            .unwrap_or_else(|| panic!("{name} in position {}", self.id))
+            .1
+    }
+}
+
+pub(super) fn parse(text: &str) -> Vec<Golden> {
     let mut out = Vec::new();
     let mut cur = Golden::default();
     let mut section = "";
@@ -82,7 +93,7 @@ fn parse(text: &str) -> Vec<Golden> {
     out
 }
 
-fn game_of(g: &Golden) -> Game {
+pub(super) fn game_of(g: &Golden) -> Game {
     let mut game = Game::new(g.size, Rules::chinese()).unwrap();
     game.set_komi(g.komi);
     for pair in g.moves.chunks(2) {

@@ -10,8 +10,10 @@ use std::path::PathBuf;
 use tengen::gtp::Vertex;
 use tengen::Point;
 
+mod cache;
 mod features;
 mod forward;
+mod gtp;
 mod model;
 mod search;
 

@@ -260,3 +260,62 @@ fn other_formats_are_errors() {
         assert!(e.starts_with("<memory>: "), "{e}");
     }
 }
+
+/// Files of every kind that is no model (another format, a cut or altered model, no
+/// regular file at all) through `Model::load`: an error naming the file and the problem,
+/// never a panic (the GTP side, exit status 2 at start-up, is in `gtp.rs`).
+#[test]
+fn load_errors_name_the_file_and_the_problem() {
+    let dir = std::env::temp_dir().join(format!("tengen-nn-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    };
+    let mut cases = vec![
+        // Another format: a PNG, plain text, a zip, gzip of text, an empty file.
+        (
+            write("image.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10"),
+            "name is not text",
+        ),
+        (write("readme.txt", b"This is not a network.\n"), "version"),
+        (
+            write("archive.zip", b"PK\x03\x04\x14\0\0\0\x08\0"),
+            "not a KataGo model file",
+        ),
+        (write("words.gz", &deflate(b"hello world")), "version"),
+        (write("empty.bin.gz", b""), "file ends"),
+        // A gzip stream that breaks off.
+        (
+            write("broken.gz", &deflate(b"x".repeat(1000).as_slice())[..20]),
+            "gzip",
+        ),
+        // Not a regular file.
+        (dir.clone(), "not a regular file"),
+        (std::path::PathBuf::from("/dev/zero"), "not a regular file"),
+    ];
+    if let Some(path) = fixture(G170) {
+        let gz = std::fs::read(&path).unwrap();
+        let raw = inflate(&path);
+        let name = "g170-b6c96-s175395328-d26788732";
+        let v99 = replace_once(&raw, &format!("{name}\n8\n"), &format!("{name}\n99\n"));
+        cases.push((write("v99.bin.gz", &deflate(&v99)), "version 99"));
+        cases.push((write("cut.bin.gz", &gz[..gz.len() * 2 / 3]), "gzip"));
+        let first_bin = raw.windows(5).position(|w| w == b"@BIN@").unwrap();
+        cases.push((
+            write("cut-inside.bin", &raw[..first_bin + 100]),
+            "ends inside its weights",
+        ));
+    }
+    let mut wrong = Vec::new();
+    for (path, problem) in cases {
+        let e = Model::load(&path).expect_err("not a model").to_string();
+        let shown = path.display().to_string();
+        if !(e.starts_with(&format!("{shown}: ")) && e.contains(problem)) {
+            wrong.push(format!("{e} (wanted {problem:?})"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

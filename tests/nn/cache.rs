@@ -1,0 +1,142 @@
+//! Evaluations through the cache (`tengen::nn::cache`), the mean of the 8 symmetries and
+//! policy optimism: a hit gives the very evaluation the network gave; positions with the
+//! same board but history the inputs show differently are different keys, history the
+//! inputs do not show is the same key.
+
+use tengen::nn::features::{features, InputRules};
+use tengen::nn::{EvalCache, Evaluation, Evaluator, Model, Symmetry};
+use tengen::{Color, Game, Move, Rules};
+
+use super::{fixture, point, G170, TF_KV};
+
+fn game(size: usize, moves: &[&str]) -> Game {
+    let mut g = Game::new(size, Rules::chinese()).unwrap();
+    let mut color = Color::Black;
+    for m in moves {
+        let mv = match *m {
+            "pass" => Move::Pass,
+            v => Move::Place(point(size, v)),
+        };
+        g.play(color, mv).unwrap_or_else(|e| panic!("{m}: {e}"));
+        color = color.opponent();
+    }
+    g
+}
+
+const RULES: fn() -> InputRules = InputRules::katago_chinese;
+
+#[test]
+fn a_hit_is_the_evaluation_the_network_gave() {
+    let Some(path) = fixture(G170) else { return };
+    let model = Model::load(&path).unwrap();
+    let mut eval = Evaluator::new(&model).unwrap();
+    let mut cache = EvalCache::new(64);
+    let g = game(9, &["E5", "C4", "G3", "pass"]);
+    let first = eval.evaluate_cached(&mut cache, &g, RULES(), Symmetry::One(2), 0.0);
+    let s = cache.stats();
+    assert_eq!((s.hits, s.misses, s.entries), (0, 1, 1));
+    let again = eval.evaluate_cached(&mut cache, &g, RULES(), Symmetry::One(2), 0.0);
+    assert_eq!(first, again);
+    let s = cache.stats();
+    assert_eq!((s.hits, s.misses, s.entries), (1, 1, 1));
+    // And the same as without the cache.
+    assert_eq!(first, eval.evaluate(&g, RULES(), 2));
+    // Another symmetry is another key, and another evaluation.
+    let other = eval.evaluate_cached(&mut cache, &g, RULES(), Symmetry::One(3), 0.0);
+    assert_ne!(first.policy, other.policy);
+    assert_eq!(cache.stats().misses, 2);
+}
+
+#[test]
+fn history_the_inputs_see_makes_another_key() {
+    let Some(path) = fixture(G170) else { return };
+    let model = Model::load(&path).unwrap();
+    let mut eval = Evaluator::new(&model).unwrap();
+    let mut cache = EvalCache::new(64);
+    let mut look = |g: &Game| {
+        let before = cache.stats();
+        let e = eval.evaluate_cached(&mut cache, g, RULES(), Symmetry::One(0), 0.0);
+        (e, cache.stats().hits > before.hits)
+    };
+    // The same stones reached in another order: the last-move planes differ.
+    let a = game(9, &["D4", "E5", "C3", "F6"]);
+    let b = game(9, &["C3", "F6", "D4", "E5"]);
+    assert_eq!(a.board().hash(), b.board().hash());
+    assert_ne!(features(&a, RULES()), features(&b, RULES()));
+    let (ea, hit_a) = look(&a);
+    let (eb, hit_b) = look(&b);
+    assert!(
+        !hit_a && !hit_b,
+        "a different history the network sees is a miss"
+    );
+    assert_ne!(ea.policy, eb.policy);
+    // The same board with a pass in the history: another key too.
+    let c = game(9, &["D4", "E5", "C3", "F6", "pass", "pass"]);
+    let d = game(9, &["D4", "E5", "C3", "F6"]);
+    assert!(!look(&c).1);
+    let (ed, hit_d) = look(&d);
+    assert!(hit_d, "the same game again is a hit");
+    assert_eq!(ed, ea);
+    // Black's first and second moves swapped: the last five moves are the same, so the
+    // network sees the same inputs and the cache answers.
+    let e = game(9, &["D4", "E5", "C3", "F6", "G4", "D6", "C6", "B4"]);
+    let f = game(9, &["C3", "E5", "D4", "F6", "G4", "D6", "C6", "B4"]);
+    assert_eq!(features(&e, RULES()), features(&f, RULES()));
+    let (ee, hit_e) = look(&e);
+    let (ef, hit_f) = look(&f);
+    assert!(!hit_e && hit_f);
+    assert_eq!(ee, ef);
+}
+
+#[test]
+fn the_mean_is_the_average_of_the_eight_symmetries() {
+    let Some(path) = fixture(G170) else { return };
+    let model = Model::load(&path).unwrap();
+    let mut eval = Evaluator::new(&model).unwrap();
+    let g = game(9, &["E5", "C4", "G3", "D6", "F4"]);
+    let each: Vec<Evaluation> = (0..8).map(|s| eval.evaluate(&g, RULES(), s)).collect();
+    let mean = eval.evaluate_with(&g, RULES(), Symmetry::Mean, 0.0);
+    let avg = |get: &dyn Fn(&Evaluation) -> f32| each.iter().map(get).sum::<f32>() / 8.0;
+    let close = |a: f32, b: f32| (a - b).abs() <= 1e-6 * a.abs().max(1.0);
+    assert!(close(mean.white_win, avg(&|e| e.white_win)));
+    assert!(close(mean.white_lead, avg(&|e| e.white_lead)));
+    assert!(close(mean.pass, avg(&|e| e.pass)));
+    for i in 0..81 {
+        assert_eq!(mean.legal[i], each[0].legal[i]);
+        assert!(close(mean.policy[i], avg(&|e| e.policy[i])), "policy {i}");
+        assert!(close(
+            mean.white_ownership[i],
+            avg(&|e| e.white_ownership[i])
+        ));
+    }
+    let total: f32 = mean.policy.iter().sum::<f32>() + mean.pass;
+    assert!((total - 1.0).abs() < 1e-5, "{total}");
+    // The mean is a key of its own.
+    let mut cache = EvalCache::new(8);
+    let one = eval.evaluate_cached(&mut cache, &g, RULES(), Symmetry::One(0), 0.0);
+    let all = eval.evaluate_cached(&mut cache, &g, RULES(), Symmetry::Mean, 0.0);
+    assert_eq!((one, all.clone()), (each[0].clone(), mean));
+    assert_eq!(cache.stats().misses, 2);
+}
+
+#[test]
+fn optimism_moves_the_policy_of_a_network_with_an_optimistic_head() {
+    for (net, moves) in [(TF_KV, true), (G170, false)] {
+        let Some(path) = fixture(net) else { return };
+        let model = Model::load(&path).unwrap();
+        let mut eval = Evaluator::new(&model).unwrap();
+        let g = game(9, &["E5", "C4"]);
+        let plain = eval.evaluate_with(&g, RULES(), Symmetry::One(0), 0.0);
+        let optimistic = eval.evaluate_with(&g, RULES(), Symmetry::One(0), 1.0);
+        assert_eq!(plain, eval.evaluate(&g, RULES(), 0));
+        assert_eq!(plain.policy != optimistic.policy, moves, "{net}");
+        // Optimism is about the policy only.
+        assert_eq!(plain.white_win, optimistic.white_win);
+        assert_eq!(plain.white_ownership, optimistic.white_ownership);
+        // Out of range is clamped, never a panic.
+        let clamped = eval.evaluate_with(&g, RULES(), Symmetry::One(0), 7.0);
+        assert_eq!(clamped, optimistic);
+        let nan = eval.evaluate_with(&g, RULES(), Symmetry::One(0), f32::NAN);
+        assert_eq!(nan, plain);
+    }
+}

@@ -1,0 +1,216 @@
+//! The network over GTP: `tengen --model FILE` and `kata-raw-nn`. The golden positions
+//! replayed with `boardsize`, `komi` and `play`, each asked `kata-raw-nn SYM` and the
+//! printed answer compared with KataGo's (`golden/NET.txt`); `all`; the errors of a
+//! missing network and of a model file that cannot be read.
+
+use std::process::{Command, Stdio};
+
+use super::forward::{parse, Golden};
+use super::{fixture, fixture_dir, G170};
+use crate::common::gtp::Gtp;
+
+const TENGEN: &str = env!("CARGO_BIN_EXE_tengen");
+
+/// Agreement asked of every value, as in `forward.rs`; leads and scores, printed to 3
+/// decimals on both sides, relative to max(1, |KataGo's|) and with their rounding added.
+const TOLERANCE: f64 = 1e-4;
+const SCORE_ROUNDING: f64 = 1e-3;
+
+/// An answer of `kata-raw-nn` as golden blocks (one per symmetry).
+fn blocks_of(answer: &str, size: usize) -> Vec<Golden> {
+    let mut text = String::new();
+    for (i, block) in answer.split("symmetry ").skip(1).enumerate() {
+        text.push_str(&format!(
+            "position {i} size {size} komi 0 to_move b\nsymmetry {block}\nend\n"
+        ));
+    }
+    parse(&text)
+}
+
+/// The worst differences between Tengen's printed block and KataGo's, or what differs
+/// in kind (illegal points, missing values).
+fn differences(ours: &Golden, theirs: &Golden) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut see = |what: String, d: f64, limit: f64| {
+        if d.is_nan() || d > limit {
+            out.push(format!("{what}: {d:.2e}"));
+        }
+    };
+    for name in ["whiteWin", "whiteLoss", "noResult"] {
+        let d = (ours.scalar(name) - theirs.scalar(name)).abs();
+        see(name.to_string(), d, TOLERANCE);
+    }
+    for name in ["whiteLead", "whiteScoreSelfplay", "whiteScoreSelfplaySq"] {
+        let t = theirs.scalar(name);
+        let d = (ours.scalar(name) - t).abs() / t.abs().max(1.0);
+        see(format!("{name} (relative)"), d, TOLERANCE + SCORE_ROUNDING);
+    }
+    see(
+        "policyPass".into(),
+        (ours.pass - theirs.pass).abs(),
+        TOLERANCE,
+    );
+    let n = theirs.size;
+    assert_eq!(ours.policy.len(), n * n, "policy points");
+    assert_eq!(ours.ownership.len(), n * n, "ownership points");
+    for i in 0..n * n {
+        match (ours.policy[i], theirs.policy[i]) {
+            (Some(a), Some(b)) => see(format!("policy at {i}"), (a - b).abs(), TOLERANCE),
+            (None, None) => {}
+            // A point legal on one side only: an infinite difference.
+            (_, _) => see(format!("legality at {i}"), f64::INFINITY, TOLERANCE),
+        }
+        see(
+            format!("ownership at {i}"),
+            (ours.ownership[i] - theirs.ownership[i]).abs(),
+            TOLERANCE,
+        );
+    }
+    out
+}
+
+/// Sets up the golden position over GTP (its komi, its moves from an empty board).
+fn replay(gtp: &mut Gtp, g: &Golden) {
+    gtp.ask(&format!("boardsize {}", g.size));
+    gtp.ask("clear_board");
+    gtp.ask(&format!("komi {}", g.komi));
+    for pair in g.moves.chunks(2) {
+        gtp.ask(&format!("play {} {}", pair[0], pair[1]));
+    }
+}
+
+#[test]
+fn kata_raw_nn_matches_katago_on_the_golden_positions() {
+    let Some(net) = fixture(G170) else { return };
+    let golden = fixture_dir()
+        .unwrap()
+        .join("golden/g170-b6c96-s175395328-d26788732.txt");
+    let blocks = parse(&std::fs::read_to_string(golden).unwrap());
+    assert!(blocks.len() >= 60, "{} golden blocks", blocks.len());
+    let mut gtp = Gtp::start(&["--model", net.to_str().unwrap()]);
+    let mut failed = Vec::new();
+    for g in &blocks {
+        replay(&mut gtp, g);
+        let (answer, _) = gtp.ask(&format!("kata-raw-nn {}", g.symmetry));
+        assert!(
+            answer.starts_with(&format!("symmetry {}\nwhiteWin ", g.symmetry)),
+            "{answer}"
+        );
+        let ours = blocks_of(&answer, g.size);
+        assert_eq!(ours.len(), 1, "one block for one symmetry");
+        for d in differences(&ours[0], g) {
+            failed.push(format!("position {} symmetry {}: {d}", g.id, g.symmetry));
+        }
+    }
+    let stderr = gtp.finish();
+    assert!(
+        stderr.contains("network g170-b6c96-s175395328-d26788732 ")
+            && stderr.contains(" loaded from ")
+            && stderr.contains(" s\n"),
+        "no load line on stderr: {stderr}"
+    );
+    assert!(failed.is_empty(), "beyond {TOLERANCE}: {failed:#?}");
+}
+
+#[test]
+fn kata_raw_nn_all_answers_each_symmetry_in_turn() {
+    let Some(net) = fixture(G170) else { return };
+    let mut gtp = Gtp::start(&["--model", net.to_str().unwrap()]);
+    gtp.ask("boardsize 9");
+    gtp.ask("komi 7");
+    for mv in ["b E5", "w C4", "b G3"] {
+        gtp.ask(&format!("play {mv}"));
+    }
+    let (all, _) = gtp.ask("kata-raw-nn all 0");
+    let mut expected = String::new();
+    for s in 0..8 {
+        let (one, _) = gtp.ask(&format!("kata-raw-nn {s} 0"));
+        expected.push_str(&one);
+        expected.push('\n');
+    }
+    assert_eq!(all, expected.trim_end());
+    let blocks = blocks_of(&all, 9);
+    assert_eq!(blocks.len(), 8);
+    for (s, b) in blocks.iter().enumerate() {
+        assert_eq!(b.symmetry, s);
+    }
+    // The same position in another symmetry is another evaluation (but the same game).
+    assert_ne!(blocks[0].policy, blocks[1].policy);
+    let win = |b: &Golden| b.scalar("whiteWin");
+    assert!((win(&blocks[0]) - win(&blocks[5])).abs() < 0.05);
+    // Asked again (from the cache): the same text. The default optimism changes nothing
+    // for a network with one policy head.
+    assert_eq!(gtp.ask("kata-raw-nn all").0, all);
+    // A bad symmetry or optimism is a syntax error, and nothing changes.
+    for bad in [
+        "kata-raw-nn 8",
+        "kata-raw-nn all 2",
+        "kata-raw-nn",
+        "kata-raw-nn x",
+    ] {
+        gtp.send(bad);
+        assert_eq!(gtp.answer_failure(), "syntax error", "{bad}");
+    }
+    gtp.finish();
+}
+
+#[test]
+fn kata_raw_nn_without_a_network_is_an_error() {
+    let mut gtp = Gtp::start(&[]);
+    let (commands, _) = gtp.ask("list_commands");
+    assert!(commands.lines().any(|l| l == "kata-raw-nn"), "{commands}");
+    assert_eq!(gtp.ask("known_command kata-raw-nn").0, "true");
+    gtp.send("kata-raw-nn 0");
+    let e = gtp.answer_failure();
+    assert!(e.contains("no network") && e.contains("--model"), "{e}");
+    // The engine goes on.
+    assert_eq!(gtp.ask("name").0, "Tengen");
+    gtp.finish();
+}
+
+/// `tengen --model FILE` on stdin `quit`: exit status and stderr.
+fn start_with_model(file: &std::path::Path) -> (Option<i32>, String) {
+    let out = Command::new(TENGEN)
+        .arg("--model")
+        .arg(file)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run tengen");
+    assert!(out.stdout.is_empty(), "GTP started: {:?}", out.stdout);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_model_that_cannot_be_read_stops_start_up_naming_the_file() {
+    let dir = std::env::temp_dir().join(format!("tengen-nn-gtp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("picture.png");
+    std::fs::write(&png, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01").unwrap();
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, "not a network at all\n").unwrap();
+    let cut_gz = dir.join("cut.bin.gz");
+    std::fs::write(&cut_gz, b"\x1f\x8b\x08\0\0\0\0\0").unwrap();
+    let cases = [
+        (dir.join("missing.bin.gz"), "cannot read"),
+        (dir.clone(), "not a regular file"),
+        (png, "picture.png: "),
+        (text, "notes.txt: "),
+        (cut_gz, "gzip"),
+    ];
+    for (file, problem) in cases {
+        let (code, stderr) = start_with_model(&file);
+        assert_eq!(code, Some(2), "{}: {stderr}", file.display());
+        assert!(
+            stderr.contains(&file.display().to_string()) && stderr.contains(problem),
+            "{}: {stderr}",
+            file.display()
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
