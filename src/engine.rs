@@ -121,10 +121,11 @@ pub enum NetworkError {
 impl Engine {
     /// A 19x19 engine with the given rules and settings.
     pub fn new(rules: Rules, settings: Settings) -> Engine {
-        let player: Box<dyn Player> = match settings.player {
+        let mut player: Box<dyn Player> = match settings.player {
             PlayerKind::Random => Box::new(RandomPlayer::new(settings.search.seed)),
             PlayerKind::Mcts => Box::new(Search::new(settings.search.clone())),
         };
+        player.set_net(settings.network.as_ref().map(|n| n.0.clone()));
         Engine {
             game: Game::new(19, rules).expect("19 is a valid size"),
             settings,
@@ -176,9 +177,10 @@ impl Engine {
             .collect())
     }
 
-    /// Sets the network `raw_nn` evaluates with (dropping the cached evaluations of the
-    /// previous one).
+    /// Sets the network `raw_nn` evaluates with and the search plays with (dropping the
+    /// cached evaluations of the previous one).
     pub fn set_network(&mut self, network: Option<Network>) {
+        self.player.set_net(network.as_ref().map(|n| n.0.clone()));
         self.settings.network = network;
         self.nn_cache.clear();
     }

@@ -1,7 +1,10 @@
 //! The move generators behind the engine: the [`Player`] trait, the search as one, the
 //! random mover as the other. Knows the game and the search's limits; no clock, no GTP.
 
+use std::sync::Arc;
+
 use crate::board::{Color, Move, Point};
+use crate::nn::Model;
 use crate::game::Game;
 use crate::playout::PlayoutRng;
 use crate::search::{Analysis, Limits, Reporter, Search};
@@ -29,6 +32,9 @@ pub trait Player: Send {
         limits: &Limits,
         report: Option<Reporter<'_>>,
     ) -> (Move, Option<Analysis>);
+
+    /// Plays with this network from now on (or without one). Only the search uses one.
+    fn set_net(&mut self, _net: Option<Arc<Model>>) {}
 }
 
 /// The random mover: a uniformly random legal move (superko included) that does not fill
@@ -78,5 +84,9 @@ impl Player for Search {
     ) -> (Move, Option<Analysis>) {
         let a = self.run_reporting(game, color, limits, report);
         (a.best(), Some(a))
+    }
+
+    fn set_net(&mut self, net: Option<Arc<Model>>) {
+        Search::set_net(self, net);
     }
 }
