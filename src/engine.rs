@@ -508,6 +508,7 @@ impl Engine {
             &self.game,
             &self.settings.search,
             self.settings.status_playouts,
+            self.settings.network.as_ref().map(|n| &*n.0),
             stop.0,
         )
     }

@@ -8,6 +8,9 @@ use std::sync::Mutex;
 
 use crate::board::{Board, Color, Point, NUM_CELLS};
 use crate::game::Game;
+use crate::nn::eval::{Evaluator, Symmetry};
+use crate::nn::features::{self, Features, InputRules};
+use crate::nn::Model;
 use crate::playout::{self, PlayoutRng};
 use crate::search::{Limits, PolicyKind, Search, SearchConfig, HAND_PRIOR_EXPAND_VISITS};
 
@@ -80,6 +83,46 @@ pub fn dead_stones(
     enclosed_dead(board, dead)
 }
 
+/// A group is dead by the network's ownership when its stones are the opponent's this much
+/// on average.
+const NET_DEAD_THRESHOLD: f32 = 0.4;
+
+/// The dead stones of `game` by `model`'s ownership (the mean of its eight symmetries),
+/// sorted: groups whose stones the network gives to the opponent beyond
+/// [`NET_DEAD_THRESHOLD`] on average, Benson's pass-alive stones certainly alive and the
+/// stones inside the opponent's pass-alive area certainly dead, and only stones inside the
+/// opponent's area dead ([`enclosed_dead`]).
+pub fn net_dead_stones(game: &Game, model: &Model) -> Vec<Point> {
+    let own = net_ownership(game, model);
+    let dead = dead_from_ownership(game.board(), &own, NET_DEAD_THRESHOLD);
+    enclosed_dead(game.board(), dead)
+}
+
+/// Black's ownership of every point (by point index, in [-1, 1]) by `model`, the mean of
+/// its eight symmetries, with Benson's pass-alive areas set to their owner.
+pub fn net_ownership(game: &Game, model: &Model) -> Vec<f32> {
+    let board = game.board();
+    let mut own = vec![0.0f32; NUM_CELLS];
+    let Ok(mut eval) = Evaluator::new(model) else {
+        return own;
+    };
+    let e = eval.evaluate_with(
+        game,
+        InputRules::from_rules(game.rules()),
+        Symmetry::Mean,
+        0.0,
+    );
+    let certain = features::pass_alive(board, false);
+    for p in board.points() {
+        own[p.index()] = match certain[p.index()] {
+            Some(Color::Black) => 1.0,
+            Some(Color::White) => -1.0,
+            None => -e.white_ownership[Features::pos(board.size(), p)],
+        };
+    }
+    own
+}
+
 /// [`dead_stones`] with the last complete judgement kept, so that `final_score` and the
 /// `final_status_list` calls after it agree (and do not search again).
 #[derive(Debug, Default)]
@@ -88,16 +131,19 @@ pub struct Judge {
 }
 
 impl Judge {
-    /// [`dead_stones`] of `game`, from the kept judgement when it was made for this
-    /// position and playouts; a judgement cut short by `stop` is not kept.
+    /// [`dead_stones`] of `game` (with a network, [`net_dead_stones`]), from the kept
+    /// judgement when it was made for this position and playouts; a judgement cut short
+    /// by `stop` is not kept.
     pub fn dead_stones(
         &self,
         game: &Game,
         config: &SearchConfig,
         playouts: usize,
+        net: Option<&Model>,
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Vec<Point> {
-        let key = position_key(game, playouts);
+        // A network's judgement is keyed as if of 0 playouts (a search has at least 1).
+        let key = position_key(game, if net.is_some() { 0 } else { playouts });
         if let Ok(last) = self.last.lock() {
             if let Some((k, dead)) = last.as_ref() {
                 if *k == key {
@@ -113,7 +159,16 @@ impl Judge {
             }
             s
         };
-        let dead = dead_stones(game, config, playouts, &watch);
+        let dead = match net {
+            Some(model)
+                if game.board().stone_count(Color::Black)
+                    + game.board().stone_count(Color::White)
+                    > 0 =>
+            {
+                net_dead_stones(game, model)
+            }
+            _ => dead_stones(game, config, playouts, &watch),
+        };
         if !stopped.load(Ordering::Relaxed) {
             if let Ok(mut last) = self.last.lock() {
                 *last = Some((key, dead.clone()));

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use crate::board::{Color, Move, Point};
-use crate::nn::Model;
 use crate::game::Game;
+use crate::nn::Model;
 use crate::playout::PlayoutRng;
 use crate::search::{Analysis, Limits, Reporter, Search};
 

@@ -419,17 +419,24 @@ fn recent_boards(game: &Game, included: usize) -> (LadderBoard, LadderBoard) {
 
 /// The owner of each point (indexed by padded point), `None` for dame.
 pub fn area(board: &Board, multi_stone_suicide: bool) -> Vec<Option<Color>> {
+    let mut result = pass_alive(board, multi_stone_suicide);
+    for p in board.points() {
+        if result[p.index()].is_none() {
+            result[p.index()] = board.get(p);
+        }
+    }
+    result
+}
+
+/// Benson's pass-alive chains and the territory they make, by colour (indexed by padded
+/// point), `None` elsewhere: what no sequence of moves can take away.
+pub fn pass_alive(board: &Board, multi_stone_suicide: bool) -> Vec<Option<Color>> {
     let cells: Vec<Cell> = (0..NUM_CELLS)
         .map(|i| board.cell(Point(i as u16)))
         .collect();
     let mut result = vec![None; NUM_CELLS];
     for pla in Color::BOTH {
         area_for(board, &cells, pla, multi_stone_suicide, &mut result);
-    }
-    for p in board.points() {
-        if result[p.index()].is_none() {
-            result[p.index()] = board.get(p);
-        }
     }
     result
 }

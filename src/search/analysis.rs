@@ -94,7 +94,11 @@ pub(super) fn analyse(
             Candidate {
                 mv: n.mv(),
                 visits: s.visits,
-                winrate: if net { s.value() } else { ratio(s.wins, s.visits) },
+                winrate: if net {
+                    s.value()
+                } else {
+                    ratio(s.wins, s.visits)
+                },
                 prior: if net {
                     s.policy as f64
                 } else {

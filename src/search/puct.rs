@@ -142,7 +142,15 @@ pub(super) fn simulate(
             expand = !tree.is_full() && tree.try_claim(node);
             break;
         }
-        let Some(next) = select(tree, node, cfg, node == ROOT, color, net.centre, net.game.size()) else {
+        let Some(next) = select(
+            tree,
+            node,
+            cfg,
+            node == ROOT,
+            color,
+            net.centre,
+            net.game.size(),
+        ) else {
             break;
         };
         let mv = tree.node(next).mv();
@@ -163,16 +171,22 @@ pub(super) fn simulate(
     let lead = -(e.white_lead as f64);
     let lead_fixed = (lead * LEAD_UNIT).round() as i64;
     for &(id, mover) in path.iter() {
-        let v = if mover == Color::White { white } else { 1.0 - white };
+        let v = if mover == Color::White {
+            white
+        } else {
+            1.0 - white
+        };
         let n = tree.node(id);
-        n.value_sum.fetch_add((v.clamp(0.0, 1.0) * VALUE_UNIT).round() as u64, Relaxed);
+        n.value_sum
+            .fetch_add((v.clamp(0.0, 1.0) * VALUE_UNIT).round() as u64, Relaxed);
         n.lead_sum.fetch_add(lead_fixed, Relaxed);
     }
     nw.owner.clear();
     let size = e.size;
     for p in nw.game.board().points() {
         let own = -e.white_ownership[Features::pos(size, p)];
-        nw.owner.push((p.index(), (own * OWNERSHIP_UNIT as f32).round() as i32));
+        nw.owner
+            .push((p.index(), (own * OWNERSHIP_UNIT as f32).round() as i32));
     }
     (lead * 2.0).round() as i32
 }

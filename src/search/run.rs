@@ -256,10 +256,16 @@ impl Search {
             best: AtomicU64::new(0),
             best_changed_us: AtomicU64::new(0),
             scores: ScoreSums::default(),
-            live: report.as_ref().map(|_| Live::new(if net.is_some() { OWNERSHIP_UNIT } else { 1 })),
+            live: report
+                .as_ref()
+                .map(|_| Live::new(if net.is_some() { OWNERSHIP_UNIT } else { 1 })),
             net,
         };
-        let unit = if shared.net.is_some() { OWNERSHIP_UNIT } else { 1 };
+        let unit = if shared.net.is_some() {
+            OWNERSHIP_UNIT
+        } else {
+            1
+        };
         let threads = self.config.threads.max(1);
         let seed = self.config.seed ^ root_board.hash().rotate_left(17) ^ game.moves().len() as u64;
         // Ownership sums (+1 Black, -1 White per simulation) and simulations counted.
@@ -439,7 +445,11 @@ impl<'a> Simulator<'a> {
 fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut [i32]) -> u64 {
     let mut sim = Simulator::new(shared, seed);
     let check_every = sim.check_every();
-    let unit = if shared.net.is_some() { OWNERSHIP_UNIT } else { 1 };
+    let unit = if shared.net.is_some() {
+        OWNERSHIP_UNIT
+    } else {
+        1
+    };
     let mut since_check = 0u32;
     let mut sims = 0u64;
     let live = shared.live.is_some();

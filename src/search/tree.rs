@@ -369,7 +369,10 @@ mod tests {
         assert_eq!(u.node(ROOT).stats().visits, 7);
         let g2 = u.child_by_move(ROOT, Move::Pass).unwrap();
         let s = u.node(g2).stats();
-        assert_eq!((s.wins, s.value_sum, s.lead_sum, s.policy), (5, 3 << 20, -2048, 0.25));
+        assert_eq!(
+            (s.wins, s.value_sum, s.lead_sum, s.policy),
+            (5, 3 << 20, -2048, 0.25)
+        );
         assert_eq!(u.len(), 3);
         // Limited: the root's three children fit in four nodes, the grandchildren don't,
         // and the child holding them stays a leaf that keeps its statistics.
