@@ -311,6 +311,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, g: &Graph) -> DrawRes
     let n = moves.max(1) as i32;
     let (head, body) = root.split_vertically(78);
     draw_head(&head, g)?;
+    draw_key(root)?;
     let body_h = body.dim_in_pixel().1;
     let (top, bottom) = body.split_vertically(body_h * 3 / 5);
     let label_style = (FAMILY, 14).into_font();
@@ -468,32 +469,62 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, g: &Graph) -> DrawRes
     Ok(())
 }
 
-/// The title, the subtitle and the key.
+/// The title and the subtitle, each shortened with an ellipsis to the picture's width.
 fn draw_head<DB: DrawingBackend>(head: &DrawingArea<DB, Shift>, g: &Graph) -> DrawResult<DB> {
+    let width = head.dim_in_pixel().0.saturating_sub(40);
+    let title = (FAMILY, 22).into_font().color(&BLACK);
+    let sub = (FAMILY, 14).into_font().color(&BLACK.mix(0.75));
     head.draw(&Text::new(
-        g.title.clone(),
+        fit(head, &g.title, &title, width),
         (20, 12),
-        (FAMILY, 22).into_font().color(&BLACK),
+        title.clone(),
     ))?;
     head.draw(&Text::new(
-        g.subtitle.clone(),
+        fit(head, &g.subtitle, &sub, width),
         (20, 44),
-        (FAMILY, 14).into_font().color(&BLACK.mix(0.75)),
+        sub.clone(),
     ))?;
-    let (w, _) = head.dim_in_pixel();
+    Ok(())
+}
+
+/// The key to the markers, in the bottom right corner beside the x axis's name.
+fn draw_key<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+    let (w, h) = root.dim_in_pixel();
     let key = (FAMILY, 14).into_font().color(&BLACK.mix(0.75));
-    let mut x = w as i32 - 310;
+    let (mut x, y) = (w as i32 - 300, h as i32 - 22);
     for (color, text) in [
         (Color::Black, "Black's mistake"),
         (Color::White, "White's mistake"),
     ] {
-        for c in marker((x, 51), color, 5) {
-            head.draw(&c)?;
+        for c in marker((x, y + 7), color, 5) {
+            root.draw(&c)?;
         }
-        head.draw(&Text::new(text, (x + 13, 44), key.clone()))?;
+        root.draw(&Text::new(text, (x + 13, y), key.clone()))?;
         x += 150;
     }
     Ok(())
+}
+
+/// `text`, cut and ended with an ellipsis if it is wider than `width` pixels.
+fn fit<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    style: &TextStyle,
+    width: u32,
+) -> String {
+    let wide = |t: &str| area.estimate_text_size(t, style).map_or(0, |(w, _)| w) > width;
+    if !wide(text) {
+        return text.to_string();
+    }
+    let mut chars: Vec<char> = text.chars().collect();
+    while !chars.is_empty() {
+        chars.pop();
+        let cut = format!("{}\u{2026}", chars.iter().collect::<String>().trim_end());
+        if !wide(&cut) {
+            return cut;
+        }
+    }
+    String::new()
 }
 
 /// The indices of the mistakes that get a label: the biggest [`MAX_LABELS`], biggest
