@@ -80,7 +80,7 @@ const HONOURED: &[(&str, &str, &str)] = &[
     ("review", "visits", "each position's Limits"),
     ("review", "time-per-move", "each position's Limits"),
     ("review", "out", "the reviewed record"),
-    ("review", "plot", "the SVG graph"),
+    ("review", "plot", "the graph, SVG or PNG (tools/plot.rs)"),
     ("review", "threshold", "which moves are mistakes"),
     ("review", "top", "mistakes listed"),
     ("review", "rules", "the record's game"),

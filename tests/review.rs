@@ -1,6 +1,7 @@
 //! `tengen review` on a small record with an obvious blunder: every move gets SBKV and a
 //! comment, mistakes get Tengen's variation beside them, the summary names the blunder,
-//! the graph is an SVG.
+//! the graph (SVG or PNG by the extension) is written with the blunder marked and
+//! labelled.
 
 use std::process::Command;
 
@@ -46,6 +47,68 @@ fn review_marks_every_move_and_the_blunder() {
     }
     assert!(sgf.contains(")(;"), "a variation beside a mistake: {sgf}");
     let svg = std::fs::read_to_string(&plot).unwrap();
-    assert!(svg.starts_with("<svg") && svg.contains("<polyline"));
+    assert!(
+        svg.starts_with("<svg") && svg.contains("<polyline"),
+        "{svg}"
+    );
+    // The blunder is labelled with its move, the axes with moves and percentages.
+    let texts: Vec<&str> = svg
+        .split("<text")
+        .skip(1)
+        .map(|t| {
+            t.split('>')
+                .nth(1)
+                .unwrap()
+                .split('<')
+                .next()
+                .unwrap()
+                .trim()
+        })
+        .collect();
+    assert!(texts.contains(&"3 A8"), "{texts:?}");
+    assert!(
+        texts.contains(&"Move") && texts.contains(&"50%"),
+        "{texts:?}"
+    );
+    assert!(svg.contains("Black&apos;s win rate"), "the axis named");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run of `tengen review --plot FILE` on the blunder record, returning its stderr.
+fn review_plot(plot: &std::path::Path, out: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args(["review", "tests/data/review-blunder.sgf", "--visits", "300"])
+        .args(["--threads", "1", "--seed", "1", "--out"])
+        .arg(out)
+        .arg("--plot")
+        .arg(plot)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn review_plot_format_follows_the_extension() {
+    let dir = std::env::temp_dir().join(format!("tengen-review-png-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (out, png) = (dir.join("r.sgf"), dir.join("r.PNG"));
+    let run = review_plot(&png, &out);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(bytes.len() > 5_000, "{} bytes", bytes.len());
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "a PNG signature");
+    // IHDR: 1000 x 640 pixels.
+    assert_eq!(&bytes[16..24], &[0, 0, 3, 0xe8, 0, 0, 2, 0x80]);
+
+    // Any other extension is refused at once, before the review runs.
+    let (pdf, out2) = (dir.join("r.pdf"), dir.join("r2.sgf"));
+    let run = review_plot(&pdf, &out2);
+    assert!(!run.status.success());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains(".svg or .png"), "{err}");
+    assert!(!pdf.exists() && !out2.exists(), "nothing written");
     let _ = std::fs::remove_dir_all(&dir);
 }

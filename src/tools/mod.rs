@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod fuzz;
 pub mod matches;
+pub mod plot;
 pub mod regress;
 pub mod review;
 pub mod selfplay;

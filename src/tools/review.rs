@@ -2,8 +2,8 @@
 //! the record back with each move's win rate (Sabaki's `SBKV`, Black's win rate in
 //! percent, from which Sabaki draws its graph) and score lead (in the comment), Tengen's
 //! preferred move and its main variation as an SGF variation where a move lost much, a
-//! summary of each side's biggest mistakes on stdout, and with `--plot` a win-rate graph
-//! as SVG.
+//! summary of each side's biggest mistakes on stdout, and with `--plot` a graph of the
+//! win rate and score lead with the mistakes marked (drawn by `plot.rs`, SVG or PNG).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -18,6 +18,8 @@ use crate::record::{game_from_record, record_of};
 use crate::rules::Rules;
 use crate::search::{Analysis, Limits, Search};
 use crate::sgf::{self, SgfMove, SgfNode, SgfPoint};
+
+use super::plot;
 
 /// Options of `tengen review`.
 #[derive(Args, Debug, Clone)]
@@ -35,8 +37,9 @@ pub struct ReviewArgs {
     /// Where to write the reviewed record (default: GAME-review.sgf beside the record).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Also draw Black's win rate move by move as an SVG graph here.
-    #[arg(long)]
+    /// Also draw a graph here: Black's win rate and score lead move by move, the
+    /// mistakes marked with their moves; SVG or PNG by the extension (.svg, .png).
+    #[arg(long, value_name = "FILE.svg|FILE.png", value_parser = super::plot::parse_path)]
     pub plot: Option<PathBuf>,
     /// A move is a mistake, and gets Tengen's variation, when it loses at least this
     /// much win rate (0..1) against Tengen's preferred move.
@@ -344,42 +347,61 @@ pub fn summary(r: &Review, args: &ReviewArgs) -> String {
     out
 }
 
-/// Black's win rate move by move as an SVG line graph (50% dashed).
-pub fn plot_svg(r: &Review) -> String {
-    let (w, h, pad) = (800.0, 300.0, 30.0);
-    let n = r.positions.len().max(2) - 1;
-    let x = |k: usize| pad + (w - 2.0 * pad) * k as f64 / n as f64;
-    let y = |v: f64| pad + (h - 2.0 * pad) * (1.0 - v);
-    let points: Vec<String> = r
-        .positions
-        .iter()
-        .enumerate()
-        .map(|(k, p)| format!("{:.1},{:.1}", x(k), y(p.black_winrate)))
-        .collect();
-    format!(
-        concat!(
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" ",
-            "viewBox=\"0 0 {w} {h}\">\n",
-            "<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n",
-            "<line x1=\"{p}\" y1=\"{mid}\" x2=\"{r}\" y2=\"{mid}\" stroke=\"gray\" ",
-            "stroke-dasharray=\"4 4\"/>\n",
-            "<rect x=\"{p}\" y=\"{p}\" width=\"{iw}\" height=\"{ih}\" fill=\"none\" ",
-            "stroke=\"black\"/>\n",
-            "<polyline fill=\"none\" stroke=\"black\" stroke-width=\"1.5\" points=\"{pts}\"/>\n",
-            "<text x=\"{p}\" y=\"20\" font-family=\"sans-serif\" font-size=\"12\">",
-            "Black's win rate by move (Tengen review, {n} moves)</text>\n",
-            "</svg>\n"
+/// The graph of the review: its title names the game (players, result), its subtitle
+/// the board, komi, date and effort; the mistakes are those of the SGF and the summary.
+pub fn graph(r: &Review, args: &ReviewArgs) -> plot::Graph {
+    let info = |key: &str| {
+        r.info
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    // "Gu Li 9p (B) vs Master (W)"; a side the record does not name is "Black" alone.
+    let player = |name: &str, rank: &str, color: &str| match info(name) {
+        Some(who) => {
+            let rank = info(rank).map_or(String::new(), |r| format!(" {r}"));
+            format!("{who}{rank} ({})", &color[..1])
+        }
+        None => color.to_string(),
+    };
+    let mut title = format!(
+        "{} vs {}",
+        player("PB", "BR", "Black"),
+        player("PW", "WR", "White")
+    );
+    if let Some(result) = info("RE") {
+        let _ = write!(title, ", {result}");
+    }
+    let size = r.start.size();
+    let mut sub = vec![format!("{size}x{size}, komi {}", r.start.komi())];
+    sub.extend(info("EV"));
+    sub.extend(info("DT"));
+    sub.push(match args.time_per_move {
+        Some(s) => format!("Tengen review at {s} s a position"),
+        None => format!(
+            "Tengen review at {} playouts a position",
+            args.visits.unwrap_or(1000)
         ),
-        w = w,
-        h = h,
-        p = pad,
-        r = w - pad,
-        mid = y(0.5),
-        iw = w - 2.0 * pad,
-        ih = h - 2.0 * pad,
-        pts = points.join(" "),
-        n = r.moves.len()
-    )
+    });
+    let mistakes = r
+        .judged
+        .iter()
+        .filter(|m| is_mistake(m, args.threshold))
+        .map(|m| plot::Mark {
+            number: m.number,
+            color: m.color,
+            label: format!("{} {}", m.number, move_text(m.played)),
+            loss: m.loss(),
+        })
+        .collect();
+    plot::Graph {
+        title,
+        subtitle: sub.join(", "),
+        winrate: r.positions.iter().map(|p| p.black_winrate).collect(),
+        lead: r.positions.iter().map(|p| p.black_lead).collect(),
+        mistakes,
+    }
 }
 
 /// `tengen review`: analyses, writes the record (and graph), prints the summary.
@@ -394,7 +416,7 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<()> {
     });
     std::fs::write(&out, write_sgf(&r, args.threshold))?;
     if let Some(plot) = &args.plot {
-        std::fs::write(plot, plot_svg(&r))?;
+        plot::write(&graph(&r, args), plot)?;
     }
     print!("{}", summary(&r, args));
     println!("wrote {}", out.display());
