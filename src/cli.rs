@@ -46,8 +46,8 @@ pub struct PlayArgs {
     /// Playouts that judge dead stones when counting
     #[arg(long, value_name = "N", default_value_t = 1000, value_parser = |s: &str| number_in(s, 1usize, 1_000_000_000))]
     pub status_playouts: usize,
-    /// Playouts a move [default: the clock decides]
-    #[arg(long, value_name = "N", value_parser = |s: &str| number_in(s, 1u64, 1_000_000_000_000))]
+    /// Playouts (with a network, visits) a move [default: the clock decides]
+    #[arg(long, visible_alias = "visits", value_name = "N", value_parser = |s: &str| number_in(s, 1u64, 1_000_000_000_000))]
     pub playouts: Option<u64>,
     /// Seconds a move with no GTP clock [default: 1 / 1.5 / 2 by size]
     #[arg(long, value_name = "SECONDS", value_parser = parse_move_time)]
@@ -261,6 +261,56 @@ pub static KNOBS: &[Knob] = &[
         get: |s| s.search.moggy.self_atari_rate.to_string(),
         set: |s, v| {
             s.search.moggy.self_atari_rate = number_in(v, 0.0f32, 1.0)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "puct-c",
+        help: "PUCT exploration constant (with a network)",
+        range: "0..=10",
+        get: |s| s.search.puct.cpuct.to_string(),
+        set: |s, v| {
+            s.search.puct.cpuct = number_in(v, 0.0, 10.0)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "puct-fpu",
+        help: "first-play urgency reduction inside the tree",
+        range: "0..=1",
+        get: |s| s.search.puct.fpu_reduction.to_string(),
+        set: |s, v| {
+            s.search.puct.fpu_reduction = number_in(v, 0.0, 1.0)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "puct-root-fpu",
+        help: "first-play urgency reduction at the root",
+        range: "0..=1",
+        get: |s| s.search.puct.root_fpu_reduction.to_string(),
+        set: |s, v| {
+            s.search.puct.root_fpu_reduction = number_in(v, 0.0, 1.0)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "puct-score",
+        help: "weight of the score utility around the root lead",
+        range: "0..=1",
+        get: |s| s.search.puct.score_utility.to_string(),
+        set: |s, v| {
+            s.search.puct.score_utility = number_in(v, 0.0, 1.0)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "puct-static-score",
+        help: "weight of the score utility around 0",
+        range: "0..=1",
+        get: |s| s.search.puct.static_score_utility.to_string(),
+        set: |s, v| {
+            s.search.puct.static_score_utility = number_in(v, 0.0, 1.0)?;
             Ok(())
         },
     },

@@ -59,3 +59,62 @@ fn search_with_a_network_is_repeatable_at_one_thread() {
     let prior: f64 = ra.candidates.iter().map(|c| c.prior).sum();
     assert!((prior - 1.0).abs() < 1e-3, "priors sum to {prior}");
 }
+
+/// A position from stones (`b` and `w` vertices) with `to_move` to play, komi 7.5.
+fn position(size: usize, black: &[&str], white: &[&str], to_move: Color) -> Game {
+    let mut g = Game::new(size, Rules::chinese()).unwrap();
+    g.set_komi(7.5);
+    let mut stones: Vec<(Color, tengen::Point)> = Vec::new();
+    stones.extend(black.iter().map(|v| (Color::Black, super::point(size, v))));
+    stones.extend(white.iter().map(|v| (Color::White, super::point(size, v))));
+    g.set_position(&stones, to_move);
+    g
+}
+
+/// Two chains of five side by side, each in atari: Black to move takes White's at F8
+/// (White would take Black's at E8).
+#[test]
+fn the_capture_that_decides_is_found() {
+    let Some(mut s) = search_with(super::G170, 1, 3) else {
+        return;
+    };
+    let g = position(
+        9,
+        &[
+            "E3", "E4", "E5", "E6", "E7", "G3", "G4", "G5", "G6", "G7", "F2",
+        ],
+        &[
+            "F3", "F4", "F5", "F6", "F7", "D3", "D4", "D5", "D6", "D7", "E2",
+        ],
+        Color::Black,
+    );
+    let a = s.run(&g, Color::Black, &Limits::playouts(32));
+    assert_eq!(
+        a.best(),
+        Move::Place(super::point(9, "F8")),
+        "{:?}",
+        a.candidates[0]
+    );
+}
+
+/// The same shape with the colours swapped and Black to move: Black's three stones in
+/// atari get out at G5.
+#[test]
+fn the_chain_in_atari_is_saved() {
+    let Some(mut s) = search_with(super::G170, 1, 3) else {
+        return;
+    };
+    let g = position(
+        9,
+        &["D5", "E5", "F5", "G7", "H4", "B5"],
+        &["C5", "D4", "E4", "F4", "D6", "E6", "F6", "C3", "C7", "G3"],
+        Color::Black,
+    );
+    let a = s.run(&g, Color::Black, &Limits::playouts(32));
+    assert_eq!(
+        a.best(),
+        Move::Place(super::point(9, "G5")),
+        "{:?}",
+        a.candidates[0]
+    );
+}
