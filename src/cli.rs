@@ -28,7 +28,7 @@ pub struct EngineArgs {
     /// GoGui live graphics on stderr while genmove thinks [default: off]
     #[arg(long)]
     pub live_gfx: bool,
-    /// A KataGo network (.bin.gz) loaded at start-up, for GTP kata-raw-nn [default: none]
+    /// A KataGo network (.bin.gz): the search plays and analyses with it [default: none]
     #[arg(long, value_name = "FILE")]
     pub model: Option<std::path::PathBuf>,
 }
@@ -418,24 +418,7 @@ impl EngineArgs {
     /// name and load time said on stderr; `None` without `--model`. The error names the
     /// file and the problem.
     pub fn network(&self) -> Result<Option<Network>, String> {
-        let Some(path) = &self.model else {
-            return Ok(None);
-        };
-        let start = std::time::Instant::now();
-        let model = Model::load(path).map_err(|e| e.to_string())?;
-        Forward::new(&model).map_err(|e| format!("{}: {e}", path.display()))?;
-        crate::log!(
-            1,
-            "network {} (model version {}, {} blocks, {} channels, {:.1}M parameters) loaded from {} in {:.2} s",
-            model.name,
-            model.version,
-            model.trunk.blocks.len(),
-            model.trunk.channels,
-            model.parameters() as f64 / 1e6,
-            path.display(),
-            start.elapsed().as_secs_f64()
-        );
-        Ok(Some(Network(std::sync::Arc::new(model))))
+        self.model.as_deref().map(load_network).transpose()
     }
 
     /// The GTP session these options describe, with the network loaded from `--model`
@@ -529,6 +512,26 @@ pub fn parse_fraction(s: &str) -> Result<f64, String> {
 /// Equivalent visits of a prior: 0..=100,000.
 fn parse_prior_visits(s: &str) -> Result<u32, String> {
     number_in(s, 0, 100_000)
+}
+
+/// The network in `path`, loaded and checked that the forward pass can run it, its name
+/// and load time said on stderr. The error names the file and the problem.
+pub fn load_network(path: &std::path::Path) -> Result<Network, String> {
+    let start = std::time::Instant::now();
+    let model = Model::load(path).map_err(|e| e.to_string())?;
+    Forward::new(&model).map_err(|e| format!("{}: {e}", path.display()))?;
+    crate::log!(
+        1,
+        "network {} (model version {}, {} blocks, {} channels, {:.1}M parameters) loaded from {} in {:.2} s",
+        model.name,
+        model.version,
+        model.trunk.blocks.len(),
+        model.trunk.channels,
+        model.parameters() as f64 / 1e6,
+        path.display(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(Network(std::sync::Arc::new(model)))
 }
 
 #[cfg(test)]

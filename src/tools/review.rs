@@ -48,6 +48,10 @@ pub struct ReviewArgs {
     /// Mistakes listed for each side.
     #[arg(long, default_value_t = 3)]
     pub top: usize,
+    /// A KataGo network (.bin.gz) to review with (PUCT search; its win rate and score
+    /// lead) instead of playouts.
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
     /// Rules the positions are searched under: chinese or tromp-taylor.
     #[arg(long, default_value = "chinese", value_parser = crate::cli::parse_rules)]
     pub rules: Rules,
@@ -111,6 +115,10 @@ pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
     let (start, moves, info) = load(args)?;
     let settings = args.search.settings();
     let mut search = Search::new(settings.search.clone());
+    if let Some(path) = &args.model {
+        let net = crate::cli::load_network(path).map_err(anyhow::Error::msg)?;
+        search.set_net(Some(net.0));
+    }
     let bar = indicatif::ProgressBar::new(moves.len() as u64 + 1);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
