@@ -15,7 +15,11 @@ fn shown<'a>(a: &'a Analysis, args: &AnalyzeArgs) -> Vec<&'a Candidate> {
     let mut out: Vec<&Candidate> = a.candidates.iter().filter(|c| c.visits > 0).collect();
     if out.len() < args.minmoves as usize {
         let mut rest: Vec<&Candidate> = a.candidates.iter().filter(|c| c.visits == 0).collect();
-        rest.sort_by_key(|c| std::cmp::Reverse(c.prior_wins));
+        if a.net {
+            rest.sort_by(|x, y| y.prior.total_cmp(&x.prior));
+        } else {
+            rest.sort_by_key(|c| std::cmp::Reverse(c.prior_wins));
+        }
         out.extend(rest.into_iter().take(args.minmoves as usize - out.len()));
     }
     if let Some(n) = args.maxmoves {
@@ -45,7 +49,12 @@ pub fn info_line(a: &Analysis, args: &AnalyzeArgs, format: AnalyzeFormat, board:
         .max(1.0);
     let mut segments = Vec::new();
     for (order, c) in shown(a, args).into_iter().enumerate() {
-        let prior = c.prior_wins as f64 / prior_total;
+        // A network's policy, or the playout search's share of the prior wins.
+        let prior = if a.net {
+            c.prior
+        } else {
+            c.prior_wins as f64 / prior_total
+        };
         let low = lcb(c.winrate, c.visits);
         let pv: Vec<String> = c.pv.iter().map(|&m| move_text(m)).collect();
         let mut seg = format!("info move {} visits {}", move_text(c.mv), c.visits);

@@ -55,6 +55,8 @@ pub struct Analysis {
     /// How often each point ended up anybody's area (the mean of the ownership's
     /// square), for its standard deviation; filled by live analysis only (else empty).
     pub owned: Vec<f32>,
+    /// Whether the values are a network's (PUCT): then [`Candidate::prior`] is the policy.
+    pub net: bool,
 }
 
 impl Analysis {
@@ -146,6 +148,7 @@ pub(super) fn analyse(
         ownership: Vec::new(),
         owned: Vec::new(),
         score_stdev: 0.0,
+        net,
     }
 }
 
