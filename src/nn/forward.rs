@@ -432,3 +432,51 @@ fn rope(
         }
     }
 }
+
+/// Floating-point operations of one evaluation at `size` (a multiply-add counts two):
+/// the convolutions, dense layers and attention products; the element-wise work (norms,
+/// activations, softmax) and the global-pooling matmuls are left out (under 1%).
+pub fn flops(model: &Model, size: usize) -> u64 {
+    let area = (size * size) as u64;
+    let conv = |c: &super::model::Conv| {
+        2 * (c.in_channels * c.out_channels * c.kernel_y * c.kernel_x) as u64 * area
+    };
+    let dense = |m: &super::model::MatMul| 2 * (m.in_channels * m.out_channels) as u64 * area;
+    fn blocks(
+        bs: &[Block],
+        conv: &dyn Fn(&super::model::Conv) -> u64,
+        dense: &dyn Fn(&super::model::MatMul) -> u64,
+        area: u64,
+    ) -> u64 {
+        bs.iter()
+            .map(|b| match b {
+                Block::Ordinary(b) => conv(&b.regular_conv) + conv(&b.final_conv),
+                Block::GlobalPooling(b) => {
+                    conv(&b.regular_conv) + conv(&b.gpool_conv) + conv(&b.final_conv)
+                }
+                Block::NestedBottleneck(b) => {
+                    conv(&b.pre_conv) + conv(&b.post_conv) + blocks(&b.blocks, conv, dense, area)
+                }
+                Block::Attention(a) => {
+                    dense(&a.q)
+                        + dense(&a.k)
+                        + dense(&a.v)
+                        + dense(&a.out)
+                        + 2 * (a.heads * (a.q_head_dim + a.v_head_dim)) as u64 * area * area
+                }
+                Block::FeedForward(f) => {
+                    dense(&f.linear1) + f.gate.as_ref().map_or(0, dense) + dense(&f.linear2)
+                }
+            })
+            .sum()
+    }
+    let t = &model.trunk;
+    let (p, v) = (&model.policy, &model.value);
+    conv(&t.initial_conv)
+        + blocks(&t.blocks, &conv, &dense, area)
+        + conv(&p.p1_conv)
+        + conv(&p.g1_conv)
+        + conv(&p.p2_conv)
+        + conv(&v.v1_conv)
+        + conv(&v.ownership_conv)
+}
