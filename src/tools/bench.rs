@@ -129,7 +129,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                 .ok_or_else(|| anyhow::anyhow!("size {size} is not in 2..=25"))?;
             let r = nn_bench(&model, &game, args.seconds, args.threads, args.seed)?;
             println!(
-                "mode=nn model={} size={} threads={} evals={} seconds={:.2} evals_per_s={:.2} latency_ms_mean={:.2} latency_ms_median={:.2} latency_ms_max={:.2} gflops_per_s={:.1}",
+                "mode=nn model={} size={} threads={} evals={} seconds={:.2} evals_per_s={:.2} latency_ms_mean={:.2} latency_ms_median={:.2} latency_ms_max={:.2} cpu_ms={} gflops_per_s={:.1}",
                 model.name,
                 size,
                 r.threads,
@@ -139,6 +139,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                 r.mean_ms(),
                 r.quantile_ms(0.5),
                 r.quantile_ms(1.0),
+                r.cpu_ms().map_or("?".to_string(), |c| format!("{c:.2}")),
                 crate::nn::forward::flops(&model, size) as f64 * r.evals_per_second() / 1e9,
             );
         }
@@ -192,12 +193,22 @@ pub struct NnBenchResult {
     pub threads: usize,
     /// Seconds of each evaluation, over all threads.
     pub latencies: Vec<f64>,
+    /// CPU seconds the evaluating threads used while timed (where the system tells it):
+    /// less than `threads x seconds` when other processes shared the cores.
+    pub cpu_seconds: Option<f64>,
     pub seconds: f64,
 }
 
 impl NnBenchResult {
     pub fn evals_per_second(&self) -> f64 {
         self.latencies.len() as f64 / self.seconds.max(1e-9)
+    }
+
+    /// CPU milliseconds an evaluation, a measure that other load on the machine moves less
+    /// than the wall clock.
+    pub fn cpu_ms(&self) -> Option<f64> {
+        self.cpu_seconds
+            .map(|c| 1e3 * c / self.latencies.len().max(1) as f64)
     }
 
     pub fn mean_ms(&self) -> f64 {
@@ -277,7 +288,7 @@ pub fn nn_bench(
     // Checked once here so that the threads cannot fail.
     Evaluator::new(model)?;
     let barrier = Barrier::new(threads + 1);
-    let (latencies, seconds) = std::thread::scope(|s| {
+    let (latencies, cpu_seconds, seconds) = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let barrier = &barrier;
@@ -287,6 +298,7 @@ pub fn nn_bench(
                     std::hint::black_box(eval.evaluate(game, rules, sym));
                     barrier.wait();
                     let start = Instant::now();
+                    let cpu0 = thread_cpu_seconds();
                     let mut latencies = Vec::new();
                     while start.elapsed().as_secs_f64() < seconds {
                         sym = (sym + 1) % 8;
@@ -294,21 +306,37 @@ pub fn nn_bench(
                         std::hint::black_box(eval.evaluate(game, rules, sym));
                         latencies.push(t0.elapsed().as_secs_f64());
                     }
-                    latencies
+                    let cpu = thread_cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
+                    (latencies, cpu)
                 })
             })
             .collect();
         barrier.wait();
         let start = Instant::now();
-        let all: Vec<f64> = handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect();
-        (all, start.elapsed().as_secs_f64())
+        let mut all = Vec::new();
+        let mut cpu = Some(0.0);
+        for h in handles {
+            let (l, c) = h.join().unwrap_or_default();
+            all.extend(l);
+            cpu = cpu.zip(c).map(|(a, b)| a + b);
+        }
+        (all, cpu, start.elapsed().as_secs_f64())
     });
     Ok(NnBenchResult {
         threads,
         latencies,
+        cpu_seconds,
         seconds,
     })
+}
+
+/// The calling thread's CPU time in seconds.
+fn thread_cpu_seconds() -> Option<f64> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec for the call to fill.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (r == 0).then(|| ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
 }
