@@ -338,5 +338,5 @@ fn thread_cpu_seconds() -> Option<f64> {
     };
     // SAFETY: `ts` is a valid timespec for the call to fill.
     let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    (r == 0).then(|| ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
+    (r == 0).then_some(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
 }
