@@ -16,7 +16,7 @@
 use super::model::{Attention, Block, Model, Rope, TrunkTip};
 use super::ops::{
     activate, add, add_bias, add_channel_bias, bn_act, conv, dense, gemm, gpool, matmul, rms_norm,
-    softmax_scaled, swiglu, transformer_norm, value_pool, Layout,
+    scale_columns, softmax_rows_unnormalised, swiglu, transformer_norm, value_pool, Layout,
 };
 
 /// Why a network cannot be run by this forward pass.
@@ -69,6 +69,8 @@ struct Scratch {
     k: Vec<f32>,
     v: Vec<f32>,
     scores: Vec<f32>,
+    /// Per query point, the reciprocal of its softmax row's sum.
+    row_scale: Vec<f32>,
     /// Per-point inverse root mean squares of the RMSNorms.
     norm: Vec<f32>,
     /// The residual streams of nested bottlenecks, one a level.
@@ -331,12 +333,12 @@ fn attention(b: &Attention, size: usize, x: &mut [f32], s: &mut Scratch) {
             &s.k[kvh * d * area..],
             Layout::row_major(d, area),
         );
-        for row in s.scores.chunks_exact_mut(area) {
-            softmax_scaled(row, scale);
-        }
-        // out_h[:, qi] = sum over ki of scores[qi][ki] v_kvh[:, ki]
+        softmax_rows_unnormalised(&mut s.scores, area, scale, &mut s.row_scale);
+        // out_h[:, qi] = sum over ki of scores[qi][ki] v_kvh[:, ki], then divided by the sum
+        // of row qi's exponentials (on dv values a point rather than on area).
+        let out = &mut s.b[h * dv * area..(h + 1) * dv * area];
         gemm(
-            &mut s.b[h * dv * area..],
+            out,
             Layout::row_major(dv, area),
             false,
             &s.v[kvh * dv * area..],
@@ -344,6 +346,7 @@ fn attention(b: &Attention, size: usize, x: &mut [f32], s: &mut Scratch) {
             &s.scores,
             Layout::row_major(area, area).t(),
         );
+        scale_columns(out, &s.row_scale);
     }
     dense(&b.out, &s.b, area, &mut s.c);
     add(x, &s.c);

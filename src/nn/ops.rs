@@ -172,18 +172,21 @@ pub(super) fn gemm(
 }
 
 /// A dense layer applied at every point: `out (out x area) = W^T x` for `x` `in x area`.
+/// Computed as its transpose `out^T = x^T W`, so that the weights (`in x out`, read from
+/// memory at every call) are the right operand in their own row-major order (with weights
+/// out of cache, 192 x 512 at 81 points: 94 GFLOP/s against 90 reading them transposed).
 pub(super) fn dense(mm: &MatMul, x: &[f32], area: usize, out: &mut Vec<f32>) {
     debug_assert_eq!(x.len(), mm.in_channels * area);
     out.clear();
     out.resize(mm.out_channels * area, 0.0);
     gemm(
         out,
-        Layout::row_major(mm.out_channels, area),
+        Layout::row_major(mm.out_channels, area).t(),
         false,
-        &mm.weights,
-        Layout::row_major(mm.in_channels, mm.out_channels).t(),
         x,
-        Layout::row_major(mm.in_channels, area),
+        Layout::row_major(mm.in_channels, area).t(),
+        &mm.weights,
+        Layout::row_major(mm.in_channels, mm.out_channels),
     );
 }
 
@@ -339,17 +342,35 @@ fn inverse_rms(x: &[f32], area: usize, epsilon: f32, inv: &mut Vec<f32>) {
     }
 }
 
-/// `exp(scale (x - max x))` of one row, in place; returns the reciprocal of their sum, the
-/// factor that makes the row a softmax of `scale x` (left to the caller, who may apply it
-/// to a smaller product).
-pub(super) fn softmax_unnormalised(row: &mut [f32], scale: f32) -> f32 {
-    simd!(kernels::softmax_unnormalised(row, scale))
+/// Row by row of `rows` (rows of `n`), `exp(scale (x - max x))` in place, and into
+/// `inv` the reciprocal of each row's sum: the factor that makes the row a softmax of
+/// `scale x`, left to the caller, who may apply it to a smaller product.
+pub(super) fn softmax_rows_unnormalised(
+    rows: &mut [f32],
+    n: usize,
+    scale: f32,
+    inv: &mut Vec<f32>,
+) {
+    inv.clear();
+    inv.resize(rows.len() / n.max(1), 0.0);
+    simd!(kernels::softmax_rows_unnormalised(rows, n, scale, inv))
 }
 
 /// `softmax(scale x)` of one row, in place.
+#[cfg(test)]
 pub(super) fn softmax_scaled(row: &mut [f32], scale: f32) {
-    let inv = softmax_unnormalised(row, scale);
-    simd!(kernels::affine(row, inv, 0.0))
+    let mut inv = Vec::new();
+    softmax_rows_unnormalised(row, row.len(), scale, &mut inv);
+    simd!(kernels::affine(row, inv[0], 0.0))
+}
+
+/// Multiplies column `j` of the row-major matrix `x` (rows of `scale.len()`) by `scale[j]`.
+pub(super) fn scale_columns(x: &mut [f32], scale: &[f32]) {
+    for row in x.chunks_exact_mut(scale.len()) {
+        for (v, &s) in row.iter_mut().zip(scale) {
+            *v *= s;
+        }
+    }
 }
 
 /// SwiGLU in place: `x = silu(x) * gate`.
@@ -517,37 +538,47 @@ mod kernels {
     }
 
     #[inline(always)]
-    pub fn softmax_unnormalised<const FMA: bool>(row: &mut [f32], scale: f32) -> f32 {
-        let mut lanes = [f32::NEG_INFINITY; LANES];
-        let mut chunks = row.chunks_exact(LANES);
-        for c in &mut chunks {
+    pub fn softmax_rows_unnormalised<const FMA: bool>(
+        rows: &mut [f32],
+        n: usize,
+        scale: f32,
+        inv: &mut [f32],
+    ) {
+        for (row, inv) in rows.chunks_exact_mut(n).zip(inv) {
+            *inv = softmax_unnormalised::<FMA>(row, scale);
+        }
+    }
+
+    /// One row of [`softmax_rows_unnormalised`]. The tail past the last whole vector goes
+    /// through a vector padded with minus infinity (whose `exp` is 0), so that every
+    /// element takes the vector path.
+    #[inline(always)]
+    fn softmax_unnormalised<const FMA: bool>(row: &mut [f32], scale: f32) -> f32 {
+        let whole = row.len() / LANES * LANES;
+        let (body, tail) = row.split_at_mut(whole);
+        let mut padded = [f32::NEG_INFINITY; LANES];
+        padded[..tail.len()].copy_from_slice(tail);
+        let mut lanes = padded;
+        for c in body.chunks_exact(LANES) {
             for (m, &v) in lanes.iter_mut().zip(c) {
                 *m = if v > *m { v } else { *m };
             }
         }
-        let mut max = chunks
-            .remainder()
-            .iter()
-            .fold(f32::NEG_INFINITY, |m, &v| m.max(v));
-        for m in lanes {
-            max = max.max(m);
-        }
+        let max = lanes.iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v));
         let shift = -max * scale;
         let mut sums = [0.0f32; LANES];
-        let mut chunks = row.chunks_exact_mut(LANES);
-        for c in &mut chunks {
+        let mut step = |c: &mut [f32]| {
             for (s, v) in sums.iter_mut().zip(c) {
                 *v = exp::<FMA>(madd::<FMA>(*v, scale, shift));
                 *s += *v;
             }
+        };
+        for c in body.chunks_exact_mut(LANES) {
+            step(c);
         }
-        let mut sum = 0.0;
-        for v in chunks.into_remainder() {
-            *v = exp::<FMA>(madd::<FMA>(*v, scale, shift));
-            sum += *v;
-        }
-        sum += sums.iter().sum::<f32>();
-        1.0 / sum
+        step(&mut padded);
+        tail.copy_from_slice(&padded[..tail.len()]);
+        1.0 / sums.iter().sum::<f32>()
     }
 }
 
