@@ -14,13 +14,19 @@ evaluator per thread, the symmetry turning from one evaluation to the next:
   evaluation, inputs and post-processing included, as in Tengen's bench. KataGo's own
   `benchmark` command runs searches whose nnEvals/s also count one evaluation each, but it
   picks its own positions; `--benchmark` adds its nnEvals/s for reference.
+- `--katago-ftz` adds a third engine: the same KataGo with the CPU's flush-to-zero and
+  denormals-are-zero modes on (a two-line preloaded library sets MXCSR before KataGo
+  starts its threads, which inherit it). b10c384's feed-forward weights hold thousands of
+  subnormal floats, and on this CPU every multiply-add that yields a subnormal takes a
+  microcode assist; Tengen zeroes those weights at load. KataGo as shipped does not, so
+  this column shows how much of the ratio that one difference is.
 
 The machine is shared: only the ratios of a round mean much. Each round alternates which
 engine goes first. Usage:
 
     scripts/nn_speed_vs_katago.py [--rounds 3] [--sizes 9 19] [--threads 1 2]
         [--seconds 8] [--tengen target/release/tengen] [--katago DIR/katago]
-        [--config DIR/gtp.cfg] [--model PATH] [--benchmark]
+        [--config DIR/gtp.cfg] [--model PATH] [--benchmark] [--katago-ftz]
 """
 
 import argparse
@@ -29,6 +35,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -48,9 +55,10 @@ GAMES = {
 
 
 class Gtp:
-    def __init__(self, argv):
+    def __init__(self, argv, env=None):
         self.p = subprocess.Popen(
             argv,
+            env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -82,16 +90,38 @@ class Gtp:
         self.p.wait(timeout=30)
 
 
-def katago_run(args, size, threads, seconds):
+FTZ_C = """#include <xmmintrin.h>
+__attribute__((constructor)) static void ftz(void) { _mm_setcsr(_mm_getcsr() | 0x8040); }
+"""
+
+
+def ftz_library():
+    """Builds the preloaded library that turns on flush-to-zero and denormals-are-zero."""
+    d = tempfile.mkdtemp(prefix="ftz")
+    src, lib = os.path.join(d, "ftz.c"), os.path.join(d, "ftz.so")
+    with open(src, "w") as f:
+        f.write(FTZ_C)
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", lib, src], check=True)
+    return lib
+
+
+def katago_ftz_run(args, size, threads, seconds):
+    return katago_run(args, size, threads, seconds, preload=args.ftz_lib)
+
+
+def katago_run(args, size, threads, seconds, preload=None):
     """Evaluations a second of `threads` KataGo processes evaluating at once for about
     `seconds` each (after start-up and one warm-up evaluation, not timed)."""
+    env = dict(os.environ)
+    if preload:
+        env["LD_PRELOAD"] = preload
     overrides = (
         "numSearchThreads=1,numEigenThreadsPerModel=1,nnMaxBatchSize=1,"
         "nnCacheSizePowerOfTwo=10,logToStderr=false"
     )
     engines = [
         Gtp([args.katago, "gtp", "-model", args.model, "-config", args.config,
-             "-override-config", overrides])
+             "-override-config", overrides], env=env)
         for _ in range(threads)
     ]
     for g in engines:
@@ -162,6 +192,8 @@ def main():
     ap.add_argument("--model", default=os.path.join(KATAGO_DIR, "b10c384h6nbttflrs.bin.gz"))
     ap.add_argument("--benchmark", action="store_true",
                     help="also print KataGo's own `benchmark` nnEvals/s (its positions)")
+    ap.add_argument("--katago-ftz", action="store_true",
+                    help="also run KataGo with flush-to-zero / denormals-are-zero on")
     args = ap.parse_args()
     for what, v in [("--rounds", args.rounds), ("--seconds", args.seconds)]:
         if v <= 0:
@@ -172,28 +204,36 @@ def main():
         if not os.path.exists(path):
             ap.error(f"{path} does not exist")
 
-    results = {}  # (size, threads) -> list of (tengen, katago)
+    args.ftz_lib = ftz_library() if args.katago_ftz else None
+    engines = [("tengen", tengen_run), ("katago", katago_run)]
+    if args.katago_ftz:
+        engines.append(("katago-ftz", katago_ftz_run))
+    results = {}  # (size, threads) -> list of {engine: evals/s}
     for r in range(args.rounds):
         for size in args.sizes:
             for threads in args.threads:
-                runs = [("tengen", tengen_run), ("katago", katago_run)]
+                runs = list(engines)
                 if r % 2 == 1:
                     runs.reverse()
                 got = {}
                 for name, fn in runs:
                     got[name] = fn(args, size, threads, args.seconds)
-                results.setdefault((size, threads), []).append((got["tengen"], got["katago"]))
-                print(f"round {r + 1} size {size} threads {threads}: tengen {got['tengen']:.2f}/s "
-                      f"katago {got['katago']:.2f}/s ratio {got['tengen'] / got['katago']:.2f}",
-                      flush=True)
+                results.setdefault((size, threads), []).append(got)
+                line = " ".join(f"{n} {got[n]:.2f}/s" for n, _ in engines)
+                ratios = " ".join(f"tengen/{n} {got['tengen'] / got[n]:.2f}" for n, _ in engines[1:])
+                print(f"round {r + 1} size {size} threads {threads}: {line} {ratios}", flush=True)
     print()
-    print("| size | threads | Tengen evals/s (median) | KataGo evals/s (median) | ratio (median of rounds) | ratios per round |")
-    print("|---|---|---|---|---|---|")
+    others = [n for n, _ in engines[1:]]
+    print("| size | threads | Tengen evals/s | " + " | ".join(f"{n} evals/s" for n in others)
+          + " | " + " | ".join(f"ratio to {n} (per round)" for n in others) + " |")
+    print("|---|---|---|" + "---|" * (2 * len(others)))
     for (size, threads), rs in results.items():
-        ratios = [t / k for t, k in rs]
-        print(f"| {size}x{size} | {threads} | {statistics.median(t for t, _ in rs):.2f} | "
-              f"{statistics.median(k for _, k in rs):.2f} | **{statistics.median(ratios):.2f}x** | "
-              f"{', '.join(f'{x:.2f}' for x in ratios)} |")
+        med = {n: statistics.median(g[n] for g in rs) for n, _ in engines}
+        cells = [f"{med['tengen']:.2f}"] + [f"{med[n]:.2f}" for n in others]
+        for n in others:
+            ratios = [g["tengen"] / g[n] for g in rs]
+            cells.append(f"**{statistics.median(ratios):.2f}x** ({', '.join(f'{x:.2f}' for x in ratios)})")
+        print(f"| {size}x{size} | {threads} | " + " | ".join(cells) + " |")
     if args.benchmark:
         print()
         for size in args.sizes:
