@@ -139,6 +139,8 @@ fn refuse_ignored(matches: &ArgMatches) {
         let search = sub.get_flag("search");
         let (wrong, mode) = if search {
             (given(sub, own(tools::bench::PLAYOUTS_ONLY)), "--search")
+        } else if sub.contains_id("nn") && sub.get_one::<std::path::PathBuf>("nn").is_some() {
+            (given(sub, own(tools::bench::SEARCH_ONLY)), "--nn")
         } else {
             (
                 given(sub, own(tools::bench::SEARCH_ONLY)),

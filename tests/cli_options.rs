@@ -29,10 +29,19 @@ const HONOURED: &[(&str, &str, &str)] = &[
     ("", "model", "the network of kata-raw-nn"),
     // bench: tools/bench.rs (the search options refused without --search, --seconds with it).
     ("bench", "size", "one line per size"),
-    ("bench", "threads", "playout threads, or the search's"),
-    ("bench", "seed", "playout RNGs, or SearchConfig::seed"),
-    ("bench", "seconds", "bare playouts' duration"),
+    (
+        "bench",
+        "threads",
+        "playout threads, the search's, or --nn's evaluators",
+    ),
+    (
+        "bench",
+        "seed",
+        "playout RNGs, SearchConfig::seed, or --nn's first symmetry",
+    ),
+    ("bench", "seconds", "bare playouts' or --nn's duration"),
     ("bench", "search", "the mode"),
+    ("bench", "nn", "the mode and its network"),
     ("bench", "playouts", "Limits::playouts of the search"),
     ("bench", "max-memory", "SearchConfig::max_memory"),
     // regress: tools/regress.rs.
@@ -237,6 +246,54 @@ fn bench_reports_what_it_was_given() {
 }
 
 #[test]
+fn bench_nn_reports_what_it_was_given() {
+    let Some(model) = crate::nn::fixture("g170-b6c96-s175395328-d26788732.bin.gz") else {
+        return;
+    };
+    let model = model.to_str().unwrap();
+    let out = tengen(&[
+        "bench",
+        "--nn",
+        model,
+        "--size",
+        "9",
+        "--size",
+        "7",
+        "--threads",
+        "2",
+        "--seconds",
+        "0.2",
+        "--seed",
+        "3",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    for (line, size) in lines.iter().zip([9, 7]) {
+        assert!(
+            line.starts_with(&format!(
+                "mode=nn model=g170-b6c96-s175395328-d26788732 size={size} threads=2 "
+            )),
+            "{line}"
+        );
+        let evals: usize = line
+            .split_whitespace()
+            .find_map(|f| f.strip_prefix("evals="))
+            .and_then(|v| v.parse().ok())
+            .expect("evals=");
+        assert!(evals >= 2, "{line}");
+    }
+    let out = tengen(&["bench", "--nn", "/nonexistent.bin.gz", "--size", "9"]);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
 fn options_that_would_be_ignored_are_refused() {
     for args in [
         &["--threads", "2", "bench"][..],
@@ -265,6 +322,9 @@ fn options_that_would_be_ignored_are_refused() {
         &["bench", "--search", "--set", "player=random"],
         &["review", "x.sgf", "--set", "player=random"],
         &["bench", "--search", "--seconds", "1"],
+        &["bench", "--nn", "x.bin.gz", "--search"],
+        &["bench", "--nn", "x.bin.gz", "--playouts", "100"],
+        &["bench", "--nn", "x.bin.gz", "--set", "prior-learned=0"],
         &["review", "x.sgf", "--komi", "6.5"],
         &["review", "x.sgf", "--playouts", "100"],
         &["review", "x.sgf", "--ponder"],

@@ -16,7 +16,7 @@
 use super::model::{Attention, Block, Model, Rope, TrunkTip};
 use super::ops::{
     activate, add, add_bias, add_channel_bias, bn_act, conv, dense, gemm, gpool, matmul, rms_norm,
-    softmax_scaled, swiglu, transformer_norm, value_pool, Layout,
+    scale_columns, softmax_rows_unnormalised, swiglu, transformer_norm, value_pool, Layout,
 };
 
 /// Why a network cannot be run by this forward pass.
@@ -69,6 +69,8 @@ struct Scratch {
     k: Vec<f32>,
     v: Vec<f32>,
     scores: Vec<f32>,
+    /// Per query point, the reciprocal of its softmax row's sum.
+    row_scale: Vec<f32>,
     /// Per-point inverse root mean squares of the RMSNorms.
     norm: Vec<f32>,
     /// The residual streams of nested bottlenecks, one a level.
@@ -331,12 +333,12 @@ fn attention(b: &Attention, size: usize, x: &mut [f32], s: &mut Scratch) {
             &s.k[kvh * d * area..],
             Layout::row_major(d, area),
         );
-        for row in s.scores.chunks_exact_mut(area) {
-            softmax_scaled(row, scale);
-        }
-        // out_h[:, qi] = sum over ki of scores[qi][ki] v_kvh[:, ki]
+        softmax_rows_unnormalised(&mut s.scores, area, scale, &mut s.row_scale);
+        // out_h[:, qi] = sum over ki of scores[qi][ki] v_kvh[:, ki], then divided by the sum
+        // of row qi's exponentials (on dv values a point rather than on area).
+        let out = &mut s.b[h * dv * area..(h + 1) * dv * area];
         gemm(
-            &mut s.b[h * dv * area..],
+            out,
             Layout::row_major(dv, area),
             false,
             &s.v[kvh * dv * area..],
@@ -344,6 +346,7 @@ fn attention(b: &Attention, size: usize, x: &mut [f32], s: &mut Scratch) {
             &s.scores,
             Layout::row_major(area, area).t(),
         );
+        scale_columns(out, &s.row_scale);
     }
     dense(&b.out, &s.b, area, &mut s.c);
     add(x, &s.c);
@@ -431,4 +434,52 @@ fn rope(
             }
         }
     }
+}
+
+/// Floating-point operations of one evaluation at `size` (a multiply-add counts two):
+/// the convolutions, dense layers and attention products; the element-wise work (norms,
+/// activations, softmax) and the global-pooling matmuls are left out (under 1%).
+pub fn flops(model: &Model, size: usize) -> u64 {
+    let area = (size * size) as u64;
+    let conv = |c: &super::model::Conv| {
+        2 * (c.in_channels * c.out_channels * c.kernel_y * c.kernel_x) as u64 * area
+    };
+    let dense = |m: &super::model::MatMul| 2 * (m.in_channels * m.out_channels) as u64 * area;
+    fn blocks(
+        bs: &[Block],
+        conv: &dyn Fn(&super::model::Conv) -> u64,
+        dense: &dyn Fn(&super::model::MatMul) -> u64,
+        area: u64,
+    ) -> u64 {
+        bs.iter()
+            .map(|b| match b {
+                Block::Ordinary(b) => conv(&b.regular_conv) + conv(&b.final_conv),
+                Block::GlobalPooling(b) => {
+                    conv(&b.regular_conv) + conv(&b.gpool_conv) + conv(&b.final_conv)
+                }
+                Block::NestedBottleneck(b) => {
+                    conv(&b.pre_conv) + conv(&b.post_conv) + blocks(&b.blocks, conv, dense, area)
+                }
+                Block::Attention(a) => {
+                    dense(&a.q)
+                        + dense(&a.k)
+                        + dense(&a.v)
+                        + dense(&a.out)
+                        + 2 * (a.heads * (a.q_head_dim + a.v_head_dim)) as u64 * area * area
+                }
+                Block::FeedForward(f) => {
+                    dense(&f.linear1) + f.gate.as_ref().map_or(0, dense) + dense(&f.linear2)
+                }
+            })
+            .sum()
+    }
+    let t = &model.trunk;
+    let (p, v) = (&model.policy, &model.value);
+    conv(&t.initial_conv)
+        + blocks(&t.blocks, &conv, &dense, area)
+        + conv(&p.p1_conv)
+        + conv(&p.g1_conv)
+        + conv(&p.p2_conv)
+        + conv(&v.v1_conv)
+        + conv(&v.ownership_conv)
 }

@@ -1,10 +1,11 @@
-//! `tengen bench`: light playouts from the empty board (playouts and moves a second), or
+//! `tengen bench`: light playouts from the empty board (playouts and moves a second),
 //! with `--search` one full search from the empty board per size (playouts a second, tree
-//! nodes, peak memory).
+//! nodes, peak memory), or with `--nn MODEL` network evaluations of a mid-game position
+//! (evaluations a second and the latency of one, one evaluator per thread).
 
 use clap::Args;
 
-use crate::board::Color;
+use crate::board::{Color, Move, Point};
 use crate::engine::Settings;
 use crate::game::Game;
 use crate::playout::{playout, Light, PlayoutRng};
@@ -92,9 +93,14 @@ pub struct BenchArgs {
     /// Seed of the playouts' random choices (each thread adds its index).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Seconds per size (bare playouts only).
+    /// Seconds per size (bare playouts and --nn).
     #[arg(long, default_value_t = 5.0, value_parser = crate::cli::parse_move_time)]
     pub seconds: f64,
+    /// Evaluate this KataGo network (.bin.gz) on a mid-game position instead of running
+    /// playouts: evaluations a second and per-evaluation latency, one evaluator per thread
+    /// (batch one), the symmetry turning from one evaluation to the next (from --seed).
+    #[arg(long, value_name = "MODEL", conflicts_with = "search")]
+    pub nn: Option<std::path::PathBuf>,
     /// Run one full search from the empty board (komi 7.5, Chinese rules) per size instead
     /// of bare playouts; the options below apply to it alone.
     #[arg(long)]
@@ -116,6 +122,29 @@ pub const PLAYOUTS_ONLY: &[&str] = &["seconds"];
 
 /// Runs the bench, one line per size on stdout.
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
+    if let Some(path) = &args.nn {
+        let model = crate::nn::Model::load(path)?;
+        for &size in &args.sizes {
+            let game = nn_position(size, args.seed)
+                .ok_or_else(|| anyhow::anyhow!("size {size} is not in 2..=25"))?;
+            let r = nn_bench(&model, &game, args.seconds, args.threads, args.seed)?;
+            println!(
+                "mode=nn model={} size={} threads={} evals={} seconds={:.2} evals_per_s={:.2} latency_ms_mean={:.2} latency_ms_median={:.2} latency_ms_max={:.2} cpu_ms={} gflops_per_s={:.1}",
+                model.name,
+                size,
+                r.threads,
+                r.latencies.len(),
+                r.seconds,
+                r.evals_per_second(),
+                r.mean_ms(),
+                r.quantile_ms(0.5),
+                r.quantile_ms(1.0),
+                r.cpu_ms().map_or("?".to_string(), |c| format!("{c:.2}")),
+                crate::nn::forward::flops(&model, size) as f64 * r.evals_per_second() / 1e9,
+            );
+        }
+        return Ok(());
+    }
     for &size in &args.sizes {
         if args.search {
             let mut settings = Settings {
@@ -156,4 +185,158 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Throughput and latency of network evaluations.
+#[derive(Clone, Debug)]
+pub struct NnBenchResult {
+    pub threads: usize,
+    /// Seconds of each evaluation, over all threads.
+    pub latencies: Vec<f64>,
+    /// CPU seconds the evaluating threads used while timed (where the system tells it):
+    /// less than `threads x seconds` when other processes shared the cores.
+    pub cpu_seconds: Option<f64>,
+    pub seconds: f64,
+}
+
+impl NnBenchResult {
+    pub fn evals_per_second(&self) -> f64 {
+        self.latencies.len() as f64 / self.seconds.max(1e-9)
+    }
+
+    /// CPU milliseconds an evaluation, a measure that other load on the machine moves less
+    /// than the wall clock.
+    pub fn cpu_ms(&self) -> Option<f64> {
+        self.cpu_seconds
+            .map(|c| 1e3 * c / self.latencies.len().max(1) as f64)
+    }
+
+    pub fn mean_ms(&self) -> f64 {
+        1e3 * self.latencies.iter().sum::<f64>() / self.latencies.len().max(1) as f64
+    }
+
+    /// The `q` quantile (0 to 1) of the latencies, in milliseconds.
+    pub fn quantile_ms(&self, q: f64) -> f64 {
+        let mut v = self.latencies.clone();
+        v.sort_by(f64::total_cmp);
+        if v.is_empty() {
+            return 0.0;
+        }
+        1e3 * v[((v.len() - 1) as f64 * q).round() as usize]
+    }
+}
+
+/// 9x9: CGOS game 201395 (fuego-regression), 47 moves; 19x19: Master vs Huang Yunsong
+/// (2017-01-04), 85 moves. Both positions are in the golden files of `tests/nn`.
+const GAME_9: &str = "F4 E5 E4 D5 F5 F6 D4 G7 C5 C6 E6 D6 E7 B5 C4 D8 B6 H3 D7 C7 C8 B7 E8 B8 D9 A5 G6 F7 H7 H6 G8 G5 F8 G6 G4 H4 J6 H5 H8 G2 F2 F1 G3 E1 H2 G1 J2";
+const GAME_19: &str = "Q16 Q4 D17 C4 C14 K17 E3 K3 D7 D5 H3 C10 D9 D10 E10 E11 C9 D12 F10 F5 C2 F7 G4 G5 H5 H6 J5 J6 K5 K6 L5 E9 B10 B11 E8 F9 F8 G9 G8 H9 B9 N3 H8 J9 J8 K8 K9 L8 J10 K10 L9 H10 M9 N7 J11 H11 E6 F4 F3 F6 J12 C15 C6 D15 N4 O3 R4 Q5 R5 R3 R7 Q6 G17 D3 D2 N17 O16 N16 O17 N15 Q13 O8 L11 R6 S6";
+
+/// The position `bench --nn` evaluates: a real game's middle on 9x9 and 19x19; on other
+/// sizes `2/5` of the board's points played by uniformly random legal moves from `seed`
+/// (alternating, Black first, komi 7.5). `None` for a size beyond the board's.
+pub fn nn_position(size: usize, seed: u64) -> Option<Game> {
+    use rand::{rngs::SmallRng, Rng, SeedableRng};
+    let mut game = Game::new(size, Rules::chinese())?;
+    game.set_komi(7.5);
+    let recorded = match size {
+        9 => Some(GAME_9),
+        19 => Some(GAME_19),
+        _ => None,
+    };
+    if let Some(moves) = recorded {
+        for (i, v) in moves.split_whitespace().enumerate() {
+            let vertex: crate::gtp::parse::Vertex = v.parse().ok()?;
+            let p = Point::from_coord(vertex.col as usize, vertex.row as usize);
+            let color = if i % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            game.play_record(color, Move::Place(p)).ok()?;
+        }
+        return Some(game);
+    }
+    let mut rng = SmallRng::seed_from_u64(seed);
+    for _ in 0..size * size * 2 / 5 {
+        let color = game.to_move();
+        let legal = game.legal_points(color);
+        if legal.is_empty() {
+            break;
+        }
+        let p = legal[rng.random_range(0..legal.len())];
+        game.play(color, Move::Place(p)).ok()?;
+    }
+    Some(game)
+}
+
+/// Evaluates `game` with `model` on `threads` threads, one evaluator each, for about
+/// `seconds` after one evaluation of warm-up per thread; thread `t` starts at symmetry
+/// `seed + t` and turns to the next symmetry at every evaluation.
+pub fn nn_bench(
+    model: &crate::nn::Model,
+    game: &Game,
+    seconds: f64,
+    threads: usize,
+    seed: u64,
+) -> anyhow::Result<NnBenchResult> {
+    use crate::nn::eval::Evaluator;
+    use crate::nn::features::InputRules;
+    use std::sync::Barrier;
+    use std::time::Instant;
+    let threads = threads.max(1);
+    let rules = InputRules::from_rules(game.rules());
+    // Checked once here so that the threads cannot fail.
+    Evaluator::new(model)?;
+    let barrier = Barrier::new(threads + 1);
+    let (latencies, cpu_seconds, seconds) = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let barrier = &barrier;
+                s.spawn(move || {
+                    let mut eval = Evaluator::new(model).expect("checked above");
+                    let mut sym = (seed as usize).wrapping_add(t) % 8;
+                    std::hint::black_box(eval.evaluate(game, rules, sym));
+                    barrier.wait();
+                    let start = Instant::now();
+                    let cpu0 = thread_cpu_seconds();
+                    let mut latencies = Vec::new();
+                    while start.elapsed().as_secs_f64() < seconds {
+                        sym = (sym + 1) % 8;
+                        let t0 = Instant::now();
+                        std::hint::black_box(eval.evaluate(game, rules, sym));
+                        latencies.push(t0.elapsed().as_secs_f64());
+                    }
+                    let cpu = thread_cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
+                    (latencies, cpu)
+                })
+            })
+            .collect();
+        barrier.wait();
+        let start = Instant::now();
+        let mut all = Vec::new();
+        let mut cpu = Some(0.0);
+        for h in handles {
+            let (l, c) = h.join().unwrap_or_default();
+            all.extend(l);
+            cpu = cpu.zip(c).map(|(a, b)| a + b);
+        }
+        (all, cpu, start.elapsed().as_secs_f64())
+    });
+    Ok(NnBenchResult {
+        threads,
+        latencies,
+        cpu_seconds,
+        seconds,
+    })
+}
+
+/// The calling thread's CPU time in seconds.
+fn thread_cpu_seconds() -> Option<f64> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec for the call to fill.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (r == 0).then_some(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
 }
