@@ -93,6 +93,11 @@ const HONOURED: &[(&str, &str, &str)] = &[
     ("review", "threshold", "which moves are mistakes"),
     ("review", "top", "mistakes listed"),
     ("review", "rules", "the record's game"),
+    (
+        "review",
+        "model",
+        "the review's search plays with the network (Search::set_net)",
+    ),
     ("review", "seed", "SearchConfig::seed"),
     ("review", "threads", "SearchConfig::threads"),
     ("review", "max-memory", "SearchConfig::max_memory"),

@@ -14,10 +14,9 @@ use std::sync::atomic::Ordering::Relaxed;
 use crate::board::{Color, Move};
 use crate::game::Game;
 use crate::nn::eval::{Evaluation, Evaluator};
-use crate::nn::features::{Features, InputRules};
-use crate::nn::Model;
+use crate::nn::features::Features;
 
-use super::shared::Shared;
+use super::shared::{NetRoot, Shared};
 use super::tree::{NewChild, NodeId, Tree, LEAD_UNIT, ROOT, VALUE_UNIT};
 
 /// Fixed-point unit of the network's ownership in the search's ownership sums.
@@ -49,15 +48,6 @@ impl Default for PuctConfig {
             static_score_utility: 0.05,
         }
     }
-}
-
-/// What the workers of a network search share beyond [`Shared`].
-pub(super) struct NetRoot<'a> {
-    pub(super) model: &'a Model,
-    pub(super) game: &'a Game,
-    pub(super) rules: InputRules,
-    /// The network's lead for Black at the root: the score utility's centre.
-    pub(super) centre: f64,
 }
 
 /// One worker's network state: its evaluator and scratch game.

@@ -14,8 +14,8 @@ use crate::nn::Model;
 use crate::playout::PlayoutRng;
 
 use super::analysis::{analyse, Analysis};
-use super::puct::{self, NetRoot, NetWorker, OWNERSHIP_UNIT};
-use super::shared::{Live, ScoreSums, Shared};
+use super::puct::{self, NetWorker, OWNERSHIP_UNIT};
+use super::shared::{Live, NetRoot, ScoreSums, Shared};
 use super::tree::{NodeId, Tree, ROOT};
 use super::walk::{add_ownership, allowed, simulate, Worker};
 use super::{prior, Limits, SearchConfig};

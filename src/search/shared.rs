@@ -5,8 +5,10 @@
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering::*};
 
 use crate::board::{Board, Color, Move, Point, NUM_CELLS};
+use crate::game::Game;
+use crate::nn::features::InputRules;
+use crate::nn::Model;
 
-use super::puct::NetRoot;
 use super::tree::Tree;
 use super::SearchConfig;
 
@@ -120,4 +122,13 @@ impl Live {
             .map(|v| v.load(Relaxed) as f32 * k)
             .collect()
     }
+}
+
+/// What the workers of a network search share beyond the rest of [`Shared`].
+pub(super) struct NetRoot<'a> {
+    pub(super) model: &'a Model,
+    pub(super) game: &'a Game,
+    pub(super) rules: InputRules,
+    /// The network's lead for Black at the root: the score utility's centre.
+    pub(super) centre: f64,
 }
