@@ -245,38 +245,30 @@ fn check_path(path: &Path, golden: &Path) {
     assert!(failed.is_empty(), "{net}: beyond {TOLERANCE}: {failed:?}");
 }
 
-#[test]
-fn g170_matches_katago() {
+/// The fixture network `net` against its golden file (`golden/` + the name without
+/// `.bin.gz`), or a line saying why it skips.
+fn check_fixture(net: &str) {
     let Some(dir) = super::fixture_dir() else {
         eprintln!("skipped: no network fixtures");
         return;
     };
-    let golden = dir.join("golden/g170-b6c96-s175395328-d26788732.txt");
-    check_file(super::G170, &golden);
+    let golden = dir.join("golden").join(net.replace(".bin.gz", ".txt"));
+    check_file(net, &golden);
+}
+
+#[test]
+fn g170_matches_katago() {
+    check_fixture(super::G170);
 }
 
 #[test]
 fn transformer_with_fixed_rope_matches_katago() {
-    let Some(dir) = super::fixture_dir() else {
-        eprintln!("skipped: no network fixtures");
-        return;
-    };
-    check_file(
-        super::TF_ROPE,
-        &dir.join("golden/b7c96h3tfrs-test5-cnorm.txt"),
-    );
+    check_fixture(super::TF_ROPE);
 }
 
 #[test]
 fn transformer_with_grouped_heads_and_learned_rope_matches_katago() {
-    let Some(dir) = super::fixture_dir() else {
-        eprintln!("skipped: no network fixtures");
-        return;
-    };
-    check_file(
-        super::TF_KV,
-        &dir.join("golden/b7c96h6kv3qk32v16tflrs-fson-bnh.txt"),
-    );
+    check_fixture(super::TF_KV);
 }
 
 /// The network to play with (38 MB, not a fixture): where `scripts/fetch-model.sh` puts it.
