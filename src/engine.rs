@@ -508,10 +508,6 @@ impl Engine {
             &self.game,
             &self.settings.search,
             self.settings.status_playouts,
-            // The network's own judgement (`status::net_dead_stones`) counted worse than the
-            // playouts' on `scripts/score_corpus.py` (133/150 winners against 146/150), so
-            // the playout judgement stays, with a network too.
-            None,
             stop.0,
         )
     }

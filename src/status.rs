@@ -131,19 +131,16 @@ pub struct Judge {
 }
 
 impl Judge {
-    /// [`dead_stones`] of `game` (with a network, [`net_dead_stones`]), from the kept
-    /// judgement when it was made for this position and playouts; a judgement cut short
-    /// by `stop` is not kept.
+    /// [`dead_stones`] of `game`, from the kept judgement when it was made for this
+    /// position and playouts; a judgement cut short by `stop` is not kept.
     pub fn dead_stones(
         &self,
         game: &Game,
         config: &SearchConfig,
         playouts: usize,
-        net: Option<&Model>,
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Vec<Point> {
-        // A network's judgement is keyed as if of 0 playouts (a search has at least 1).
-        let key = position_key(game, if net.is_some() { 0 } else { playouts });
+        let key = position_key(game, playouts);
         if let Ok(last) = self.last.lock() {
             if let Some((k, dead)) = last.as_ref() {
                 if *k == key {
@@ -159,16 +156,7 @@ impl Judge {
             }
             s
         };
-        let dead = match net {
-            Some(model)
-                if game.board().stone_count(Color::Black)
-                    + game.board().stone_count(Color::White)
-                    > 0 =>
-            {
-                net_dead_stones(game, model)
-            }
-            _ => dead_stones(game, config, playouts, &watch),
-        };
+        let dead = dead_stones(game, config, playouts, &watch);
         if !stopped.load(Ordering::Relaxed) {
             if let Ok(mut last) = self.last.lock() {
                 *last = Some((key, dead.clone()));

@@ -20,7 +20,17 @@ use super::shared::{NetRoot, Shared};
 use super::tree::{NewChild, NodeId, Tree, LEAD_UNIT, ROOT, VALUE_UNIT};
 
 /// Fixed-point unit of the network's ownership in the search's ownership sums.
-pub(super) const OWNERSHIP_UNIT: i32 = 1024;
+const OWNERSHIP_UNIT: i32 = 1024;
+
+/// What one simulation's full ownership of a point adds to the ownership sums: 1 for
+/// playouts (whole points), [`OWNERSHIP_UNIT`] for the network's fractional ownership.
+pub(super) fn ownership_unit(with_net: bool) -> i32 {
+    if with_net {
+        OWNERSHIP_UNIT
+    } else {
+        1
+    }
+}
 
 /// The PUCT search's constants (research knobs: `--set puct.NAME=VALUE`).
 #[derive(Clone, Debug, PartialEq)]

@@ -14,7 +14,7 @@ use crate::nn::Model;
 use crate::playout::PlayoutRng;
 
 use super::analysis::{analyse, Analysis};
-use super::puct::{self, NetWorker, OWNERSHIP_UNIT};
+use super::puct::{self, NetWorker};
 use super::shared::{Live, NetRoot, ScoreSums, Shared};
 use super::tree::{NodeId, Tree, ROOT};
 use super::walk::{add_ownership, allowed, simulate, Worker};
@@ -258,14 +258,10 @@ impl Search {
             scores: ScoreSums::default(),
             live: report
                 .as_ref()
-                .map(|_| Live::new(if net.is_some() { OWNERSHIP_UNIT } else { 1 })),
+                .map(|_| Live::new(puct::ownership_unit(net.is_some()))),
             net,
         };
-        let unit = if shared.net.is_some() {
-            OWNERSHIP_UNIT
-        } else {
-            1
-        };
+        let unit = puct::ownership_unit(shared.net.is_some());
         let threads = self.config.threads.max(1);
         let seed = self.config.seed ^ root_board.hash().rotate_left(17) ^ game.moves().len() as u64;
         // Ownership sums (+1 Black, -1 White per simulation) and simulations counted.
@@ -445,11 +441,7 @@ impl<'a> Simulator<'a> {
 fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut [i32]) -> u64 {
     let mut sim = Simulator::new(shared, seed);
     let check_every = sim.check_every();
-    let unit = if shared.net.is_some() {
-        OWNERSHIP_UNIT
-    } else {
-        1
-    };
+    let unit = puct::ownership_unit(shared.net.is_some());
     let mut since_check = 0u32;
     let mut sims = 0u64;
     let live = shared.live.is_some();
