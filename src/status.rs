@@ -91,16 +91,30 @@ const NET_DEAD_THRESHOLD: f32 = 0.4;
 /// sorted: groups whose stones the network gives to the opponent beyond
 /// [`NET_DEAD_THRESHOLD`] on average, Benson's pass-alive stones certainly alive and the
 /// stones inside the opponent's pass-alive area certainly dead, and only stones inside the
-/// opponent's area dead ([`enclosed_dead`]).
+/// opponent's area dead ([`enclosed_dead`]). The network sees the position as if the
+/// passes that ended the game had not been made.
 pub fn net_dead_stones(game: &Game, model: &Model) -> Vec<Point> {
     let own = net_ownership(game, model);
     let dead = dead_from_ownership(game.board(), &own, NET_DEAD_THRESHOLD);
     enclosed_dead(game.board(), dead)
 }
 
+/// `game` with the passes that ended it taken back: a network shown two passes judges the
+/// stones as they stand, every one alive, as a game counted without removing dead stones.
+fn without_final_passes(game: &Game) -> Game {
+    let mut game = game.clone();
+    while matches!(game.moves().last(), Some((_, crate::board::Move::Pass))) {
+        if !game.undo() {
+            break;
+        }
+    }
+    game
+}
+
 /// Black's ownership of every point (by point index, in [-1, 1]) by `model`, the mean of
 /// its eight symmetries, with Benson's pass-alive areas set to their owner.
 pub fn net_ownership(game: &Game, model: &Model) -> Vec<f32> {
+    let game = &without_final_passes(game);
     let board = game.board();
     let mut own = vec![0.0f32; NUM_CELLS];
     let Ok(mut eval) = Evaluator::new(model) else {
@@ -123,6 +137,9 @@ pub fn net_ownership(game: &Game, model: &Model) -> Vec<f32> {
     own
 }
 
+/// The playouts of a [`PositionKey`] that marks the network's judgement.
+const NET_JUDGEMENT: usize = usize::MAX;
+
 /// [`dead_stones`] with the last complete judgement kept, so that `final_score` and the
 /// `final_status_list` calls after it agree (and do not search again).
 #[derive(Debug, Default)]
@@ -131,6 +148,24 @@ pub struct Judge {
 }
 
 impl Judge {
+    /// [`net_dead_stones`] of `game`, from the kept judgement when it was made for this
+    /// position by the network.
+    pub fn net_dead_stones(&self, game: &Game, model: &Model) -> Vec<Point> {
+        let key = position_key(game, NET_JUDGEMENT);
+        if let Ok(last) = self.last.lock() {
+            if let Some((k, dead)) = last.as_ref() {
+                if *k == key {
+                    return dead.clone();
+                }
+            }
+        }
+        let dead = net_dead_stones(game, model);
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some((key, dead.clone()));
+        }
+        dead
+    }
+
     /// [`dead_stones`] of `game`, from the kept judgement when it was made for this
     /// position and playouts; a judgement cut short by `stop` is not kept.
     pub fn dead_stones(

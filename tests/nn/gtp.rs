@@ -214,3 +214,30 @@ fn a_model_that_cannot_be_read_stops_start_up_naming_the_file() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// With a network, `final_score` counts with the network's dead stones, the passes that
+/// ended the game taken back first: shown the two passes, the small fixture network
+/// judged White's dead stones of this GNU Go game alive and counted W+11.5 where the
+/// record (and GNU Go) count B+72.5. Skips when the corpora are not beside the checkout.
+#[test]
+fn final_score_uses_the_network_dead_stones_of_a_finished_game() {
+    let Some(net) = fixture(G170) else {
+        return;
+    };
+    let game = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpora/gnugo-regression/games/kgs/GNU-tadf.sgf"
+    );
+    if !std::path::Path::new(game).is_file() {
+        eprintln!("skipped: {game} is absent");
+        return;
+    }
+    let net = net.to_string_lossy().into_owned();
+    let mut e = Gtp::start(&["--threads", "1", "--model", &net]);
+    e.ask(&format!("loadsgf {game}"));
+    e.ask("komi 6.5");
+    assert_eq!(e.ask("final_score").0, "B+72.5");
+    let (dead, _) = e.ask("final_status_list dead");
+    assert!(dead.len() > 10, "dead stones: {dead}");
+    e.finish();
+}
