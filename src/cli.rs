@@ -28,8 +28,9 @@ pub struct EngineArgs {
     /// GoGui live graphics on stderr while genmove thinks [default: off]
     #[arg(long)]
     pub live_gfx: bool,
-    /// A KataGo network (.bin.gz): the search plays and analyses with it [default: none]
-    #[arg(long, value_name = "FILE")]
+    /// A KataGo network (.bin.gz) the search plays and analyses with, or `none` for the
+    /// playout search [default: $TENGEN_MODEL, else scripts/fetch-model.sh's file when present]
+    #[arg(long, value_name = "FILE|none")]
     pub model: Option<std::path::PathBuf>,
 }
 
@@ -414,11 +415,45 @@ impl EngineArgs {
         Engine::new(self.play.rules(), self.settings())
     }
 
-    /// The network of `--model`, loaded and checked that the forward pass can run it, its
-    /// name and load time said on stderr; `None` without `--model`. The error names the
-    /// file and the problem.
+    /// The network of `--model` (else of `$TENGEN_MODEL`, else the default file when
+    /// present, [`crate::nn::default_model_path`]), loaded and checked that the forward
+    /// pass can run it, its name and load time said on stderr; `None` for `none` or when no
+    /// default file is there (said on stderr). A network named on the command line or in
+    /// the environment that cannot be loaded is an error naming the file and the problem;
+    /// a default file that cannot is said on stderr and play goes on without one.
     pub fn network(&self) -> Result<Option<Network>, String> {
-        self.model.as_deref().map(load_network).transpose()
+        let named = self.model.clone().or_else(|| {
+            std::env::var_os("TENGEN_MODEL")
+                .filter(|v| !v.is_empty())
+                .map(Into::into)
+        });
+        if let Some(path) = named {
+            if path.as_os_str() == "none" {
+                return Ok(None);
+            }
+            return load_network(&path).map(Some);
+        }
+        let Some(path) = crate::nn::default_model_path() else {
+            return Ok(None);
+        };
+        if !path.is_file() {
+            crate::log!(
+                1,
+                "no network at {}: the playout search plays (scripts/fetch-model.sh fetches one; --model FILE names another)",
+                path.display()
+            );
+            return Ok(None);
+        }
+        match load_network(&path) {
+            Ok(n) => Ok(Some(n)),
+            Err(e) => {
+                crate::log!(
+                    1,
+                    "default network not loaded ({e}): the playout search plays"
+                );
+                Ok(None)
+            }
+        }
     }
 
     /// The GTP session these options describe, with the network loaded from `--model`

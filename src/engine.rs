@@ -505,7 +505,7 @@ impl Engine {
     /// The judged dead stones whatever the rules do with them.
     fn judge_dead(&self, stop: Stop<'_>) -> Vec<Point> {
         if let Some(net) = &self.settings.network {
-            return self.judge.net_dead_stones(&self.game, &net.0);
+            return self.judge.net_dead_stones(&self.game, &net.0, stop.0);
         }
         self.judge.dead_stones(
             &self.game,

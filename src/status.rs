@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use crate::board::{Board, Color, Point, NUM_CELLS};
 use crate::game::Game;
-use crate::nn::eval::{Evaluator, Symmetry};
+use crate::nn::eval::Evaluator;
 use crate::nn::features::{self, Features, InputRules};
 use crate::nn::Model;
 use crate::playout::{self, PlayoutRng};
@@ -93,8 +93,8 @@ const NET_DEAD_THRESHOLD: f32 = 0.4;
 /// stones inside the opponent's pass-alive area certainly dead, and only stones inside the
 /// opponent's area dead ([`enclosed_dead`]). The network sees the position as if the
 /// passes that ended the game had not been made.
-pub fn net_dead_stones(game: &Game, model: &Model) -> Vec<Point> {
-    let own = net_ownership(game, model);
+pub fn net_dead_stones(game: &Game, model: &Model, stop: &(dyn Fn() -> bool + Sync)) -> Vec<Point> {
+    let (own, _) = net_ownership(game, model, stop);
     let dead = dead_from_ownership(game.board(), &own, NET_DEAD_THRESHOLD);
     enclosed_dead(game.board(), dead)
 }
@@ -112,29 +112,42 @@ fn without_final_passes(game: &Game) -> Game {
 }
 
 /// Black's ownership of every point (by point index, in [-1, 1]) by `model`, the mean of
-/// its eight symmetries, with Benson's pass-alive areas set to their owner.
-pub fn net_ownership(game: &Game, model: &Model) -> Vec<f32> {
+/// its eight symmetries (of those evaluated when `stop` answers true between two network
+/// blocks; the flag says whether all eight were), with Benson's pass-alive areas set to
+/// their owner.
+pub fn net_ownership(
+    game: &Game,
+    model: &Model,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> (Vec<f32>, bool) {
     let game = &without_final_passes(game);
     let board = game.board();
     let mut own = vec![0.0f32; NUM_CELLS];
     let Ok(mut eval) = Evaluator::new(model) else {
-        return own;
+        return (own, false);
     };
-    let e = eval.evaluate_with(
-        game,
-        InputRules::from_rules(game.rules()),
-        Symmetry::Mean,
-        0.0,
-    );
+    let rules = InputRules::from_rules(game.rules());
+    let mut sum = vec![0.0f32; board.size() * board.size()];
+    let mut done = 0;
+    for symmetry in 0..8 {
+        let Some(e) = eval.evaluate_until(game, rules, symmetry, stop) else {
+            break;
+        };
+        for (s, w) in sum.iter_mut().zip(&e.white_ownership) {
+            *s += w;
+        }
+        done += 1;
+    }
     let certain = features::pass_alive(board, false);
     for p in board.points() {
         own[p.index()] = match certain[p.index()] {
             Some(Color::Black) => 1.0,
             Some(Color::White) => -1.0,
-            None => -e.white_ownership[Features::pos(board.size(), p)],
+            None if done > 0 => -sum[Features::pos(board.size(), p)] / done as f32,
+            None => 0.0,
         };
     }
-    own
+    (own, done == 8)
 }
 
 /// The playouts of a [`PositionKey`] that marks the network's judgement.
@@ -149,8 +162,13 @@ pub struct Judge {
 
 impl Judge {
     /// [`net_dead_stones`] of `game`, from the kept judgement when it was made for this
-    /// position by the network.
-    pub fn net_dead_stones(&self, game: &Game, model: &Model) -> Vec<Point> {
+    /// position by the network; a judgement cut short by `stop` is not kept.
+    pub fn net_dead_stones(
+        &self,
+        game: &Game,
+        model: &Model,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Vec<Point> {
         let key = position_key(game, NET_JUDGEMENT);
         if let Ok(last) = self.last.lock() {
             if let Some((k, dead)) = last.as_ref() {
@@ -159,9 +177,15 @@ impl Judge {
                 }
             }
         }
-        let dead = net_dead_stones(game, model);
-        if let Ok(mut last) = self.last.lock() {
-            *last = Some((key, dead.clone()));
+        let (own, complete) = net_ownership(game, model, stop);
+        let dead = enclosed_dead(
+            game.board(),
+            dead_from_ownership(game.board(), &own, NET_DEAD_THRESHOLD),
+        );
+        if complete {
+            if let Ok(mut last) = self.last.lock() {
+                *last = Some((key, dead.clone()));
+            }
         }
         dead
     }

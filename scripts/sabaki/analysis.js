@@ -4,7 +4,7 @@
 // updates through the controller's line subscriber (as Sabaki's EngineSyncer does) and
 // parsed by Sabaki's rules, stopped by `protocol_version` (Sabaki's sendAbort), after
 // which the next response must be well-formed.
-// Usage: node analysis.js PATH/TO/tengen
+// Usage: node analysis.js PATH/TO/tengen [ENGINE ARGS...] (e.g. --model FILE)
 const {Controller, ControllerStateTracker} = require('@sabaki/gtp')
 
 const {check, finish, crash} = require('./tally')
@@ -47,7 +47,7 @@ function sabakiParse(line) {
   return {segments: infos.split(/\s*info\s+/).length - 1, variations, ownership}
 }
 
-async function analyse(c, name, args, size, checkUpdate) {
+async function analyse(c, name, args, size, checkUpdate, stopLimitMs = 1000) {
   const updates = []
   let first = null
   let enough
@@ -69,7 +69,8 @@ async function analyse(c, name, args, size, checkUpdate) {
   check(`${name}: '=' first`, first != null && first.startsWith('='), first)
   check(`${name}: no error`, !response.error, response)
   check(`${name}: three updates`, updates.length >= 3, updates.length)
-  check(`${name}: stopped soon`, stopMs < 1000, stopMs)
+  check(`${name} ${size}x${size}: stopped within ${stopLimitMs} ms`, stopMs < stopLimitMs, stopMs)
+  return stopMs
   check(`${name}: next response well-formed`, !pv.error && pv.content === '2', pv)
   for (const u of updates.slice(0, 3)) {
     const p = sabakiParse(u)
@@ -84,7 +85,7 @@ async function analyse(c, name, args, size, checkUpdate) {
 }
 
 async function main() {
-  const c = new Controller(engine, ['--threads', '2'])
+  const c = new Controller(engine, ['--threads', '2', ...process.argv.slice(3)])
   const tracker = new ControllerStateTracker(c)
   c.start()
   // Sabaki's start-up queries.
@@ -122,6 +123,18 @@ async function main() {
     for (const v of p.variations)
       check('lz: integers', ['winrate', 'prior', 'lcb'].every((k) => /^\d+$/.test(v[k]) && +v[k] <= 10000), v)
   })
+
+  // 19x19: the analysis stops within 50 ms of Sabaki's abort (issue 28), with or without a
+  // network; the worst of three stops counts.
+  await tracker.sync({komi: 7.5, boardsize: [19, 19], history: [
+    {name: 'play', args: ['B', 'Q16']}, {name: 'play', args: ['W', 'D4']},
+    {name: 'play', args: ['B', 'Q3']}, {name: 'play', args: ['W', 'D16']}]})
+  const stops = []
+  for (const color of ['B', 'B', 'B'])
+    stops.push(await analyse(c, 'kata-analyze', [color, '20', 'ownership', 'true'], 19, (p, size) => {
+      check('kata 19x19: ownership for every point', p.ownership != null && p.ownership.length === size * size, '')
+    }, 50))
+  console.log(`19x19 stop latency: ${stops.join(', ')} ms`)
 
   // genmove_analyze: ends with `play VERTEX` in the response, not stopped by the next command.
   const lines = []

@@ -1,7 +1,7 @@
 // Drives tengen through @sabaki/gtp's Controller, the way Sabaki does: commands are written
 // without waiting for earlier answers, ids are Sabaki's own, responses are parsed by Sabaki's
 // parser. Exits non-zero on the first surprise and prints 'N passed, N failed'.
-// Usage: node check.js PATH/TO/tengen
+// Usage: node check.js PATH/TO/tengen [ENGINE ARGS...] (e.g. --model FILE)
 const {Controller} = require('@sabaki/gtp')
 
 const {check, finish, crash} = require('./tally')
@@ -9,7 +9,7 @@ const {check, finish, crash} = require('./tally')
 const engine = process.argv[2] || '../../target/release/tengen'
 
 async function main() {
-  const c = new Controller(engine, ['--seed', '1'])
+  const c = new Controller(engine, ['--seed', '1', ...process.argv.slice(3)])
   c.start()
   const send = (line) => c.sendCommand({name: line.split(' ')[0], args: line.split(' ').slice(1)})
 

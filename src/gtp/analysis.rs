@@ -70,6 +70,7 @@ pub fn info_line(a: &Analysis, args: &AnalyzeArgs, format: AnalyzeFormat, board:
             }
             AnalyzeFormat::Kata => {
                 let lead = sign * c.score_black;
+                let stdev = if a.net { c.score_stdev } else { a.score_stdev };
                 seg.push_str(&format!(
                     " edgeVisits {} utility {:.6} winrate {:.6} scoreMean {lead:.6} \
                      scoreStdev {:.6} scoreLead {lead:.6} scoreSelfplay {lead:.6} prior {prior:.6} \
@@ -77,7 +78,7 @@ pub fn info_line(a: &Analysis, args: &AnalyzeArgs, format: AnalyzeFormat, board:
                     c.visits,
                     2.0 * c.winrate - 1.0,
                     c.winrate,
-                    a.score_stdev,
+                    stdev,
                     2.0 * low - 1.0,
                 ));
                 if args.pv_visits {

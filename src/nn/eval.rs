@@ -136,6 +136,20 @@ impl<'m> Evaluator<'m> {
         self.run(&q, symmetry)
     }
 
+    /// [`evaluate`](Self::evaluate), abandoned (`None`) when `stop` answers true between
+    /// two blocks of the network.
+    pub fn evaluate_until(
+        &mut self,
+        game: &Game,
+        rules: InputRules,
+        symmetry: usize,
+        stop: &dyn Fn() -> bool,
+    ) -> Option<Evaluation> {
+        assert!(symmetry < 8, "symmetry {symmetry} is not in 0..8");
+        let q = self.query(game, rules, Symmetry::One(symmetry), 0.0);
+        self.run_until(&q, symmetry, stop)
+    }
+
     /// Evaluates the position in one symmetry or as the mean of all eight, with policy
     /// `optimism` (0 to 1, KataGo's `policyOptimism`: the logits moved that far towards
     /// the optimistic policy head's; no effect on a model without one).
@@ -210,6 +224,17 @@ impl<'m> Evaluator<'m> {
 
     /// One symmetry's evaluation of a query.
     fn run(&mut self, q: &Query, symmetry: usize) -> Evaluation {
+        self.run_until(q, symmetry, &|| false)
+            .expect("an evaluation that is never stopped ends")
+    }
+
+    /// [`run`](Self::run), abandoned (`None`) when `stop` answers true between two blocks.
+    fn run_until(
+        &mut self,
+        q: &Query,
+        symmetry: usize,
+        stop: &dyn Fn() -> bool,
+    ) -> Option<Evaluation> {
         let model = self.forward.model();
         let f = &q.features;
         let n = f.size;
@@ -228,7 +253,7 @@ impl<'m> Evaluator<'m> {
                 dst[sym_pos(n, symmetry, false, i)] = v;
             }
         }
-        let out = self.forward.run(n, &self.spatial, &f.global);
+        let out = self.forward.run_until(n, &self.spatial, &f.global, stop)?;
 
         // The policy logits, moved towards the optimistic head's as KataGo (models with 2
         // policy channels, or 4 from version 16), and the outputs back to the board's
@@ -336,7 +361,7 @@ impl<'m> Evaluator<'m> {
         for o in ownership.iter_mut() {
             *o = sign32 * o.tanh();
         }
-        Evaluation {
+        Some(Evaluation {
             size: n,
             policy,
             legal,
@@ -351,7 +376,7 @@ impl<'m> Evaluator<'m> {
             shortterm_winloss_error: st_value,
             shortterm_score_error: st_score,
             white_ownership: ownership,
-        }
+        })
     }
 }
 

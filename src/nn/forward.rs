@@ -130,6 +130,19 @@ impl<'m> Forward<'m> {
 
     /// Runs the network on `spatial` (`input channels x size x size`) and `global`.
     pub fn run(&mut self, size: usize, spatial: &[f32], global: &[f32]) -> &RawOutput {
+        self.run_until(size, spatial, global, &|| false)
+            .expect("a run that is never stopped ends")
+    }
+
+    /// [`run`](Self::run), abandoned (`None`) when `stop` answers true before a block of
+    /// the trunk: a search told to stop does not wait out a whole evaluation.
+    pub fn run_until(
+        &mut self,
+        size: usize,
+        spatial: &[f32],
+        global: &[f32],
+        stop: &dyn Fn() -> bool,
+    ) -> Option<&RawOutput> {
         let m = self.model;
         let area = size * size;
         assert_eq!(spatial.len(), m.input_channels * area, "spatial inputs");
@@ -144,6 +157,9 @@ impl<'m> Forward<'m> {
         add_channel_bias(&mut self.trunk, &s.vec1, area);
 
         for block in &t.blocks {
+            if stop() {
+                return None;
+            }
             apply_block(block, size, &mut self.trunk, s, 0);
         }
         match &t.tip {
@@ -156,7 +172,7 @@ impl<'m> Forward<'m> {
         self.policy_head();
         self.value_head();
         self.out.size = size;
-        &self.out
+        Some(&self.out)
     }
 
     fn policy_head(&mut self) {

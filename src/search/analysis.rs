@@ -22,8 +22,11 @@ pub struct Candidate {
     pub prior_wins: u32,
     pub amaf_visits: u32,
     pub amaf_winrate: f64,
-    /// Mean final score, Black minus White with komi, from the playouts through it.
+    /// Mean final score, Black minus White with komi, from the playouts through it (with
+    /// a network, its lead), and with a network the score's standard deviation under the
+    /// move (else 0: the playouts' spread is the search's, [`Analysis::score_stdev`]).
     pub score_black: f64,
+    pub score_stdev: f64,
     /// Principal variation, this move first, and the visits of each of its nodes.
     pub pv: Vec<Move>,
     pub pv_visits: Vec<u32>,
@@ -40,7 +43,8 @@ pub struct Analysis {
     /// Win rate of the player to move at the root.
     pub winrate: f64,
     /// Mean final score, Black minus White with komi, and its standard deviation over
-    /// this search's own simulations (0 without any).
+    /// this search's own simulations (0 without any; with a network, the root's over
+    /// the tree, each evaluation's own spread included).
     pub score_black: f64,
     pub score_stdev: f64,
     /// Playouts run by this search, and the time taken.
@@ -115,6 +119,7 @@ pub(super) fn analyse(
                 } else {
                     s.score_sum as f64 / 2.0 / s.visits.max(1) as f64
                 },
+                score_stdev: if net { s.score_stdev() } else { 0.0 },
                 pv,
                 pv_visits,
             }
@@ -147,7 +152,7 @@ pub(super) fn analyse(
         tree_nodes: tree.len(),
         ownership: Vec::new(),
         owned: Vec::new(),
-        score_stdev: 0.0,
+        score_stdev: if net { root.score_stdev() } else { 0.0 },
         net,
     }
 }

@@ -17,7 +17,7 @@ use crate::nn::eval::{Evaluation, Evaluator};
 use crate::nn::features::Features;
 
 use super::shared::{NetRoot, Shared};
-use super::tree::{NewChild, NodeId, Tree, LEAD_UNIT, ROOT, VALUE_UNIT};
+use super::tree::{NewChild, NodeId, Tree, LEAD_UNIT, ROOT, SCORE_SQ_UNIT, VALUE_UNIT};
 
 /// Fixed-point unit of the network's ownership in the search's ownership sums.
 const OWNERSHIP_UNIT: i32 = 1024;
@@ -114,14 +114,16 @@ pub(super) fn evaluate_root(net: &NetRoot, keep: &dyn Fn(Move) -> bool) -> (f64,
 }
 
 /// One descent, evaluation and backup. Returns Black's lead at the leaf in half points
-/// (for the score's spread); the leaf's ownership is left in `nw.owner`.
+/// (for the score's spread); the leaf's ownership is left in `nw.owner`. `None`, and the
+/// tree as before the descent, when `stop` answered true during the evaluation.
 pub(super) fn simulate(
     shared: &Shared,
     net: &NetRoot,
     nw: &mut NetWorker,
     path: &mut Vec<(NodeId, Color)>,
     symmetry: usize,
-) -> i32 {
+    stop: &dyn Fn() -> bool,
+) -> Option<i32> {
     let tree = shared.tree;
     let cfg = &shared.config.puct;
     nw.game.clone_from(net.game);
@@ -162,7 +164,15 @@ pub(super) fn simulate(
         color = color.opponent();
         node = next;
     }
-    let e = nw.eval.evaluate(&nw.game, net.rules, symmetry);
+    let Some(e) = nw.eval.evaluate_until(&nw.game, net.rules, symmetry, stop) else {
+        for &(id, _) in path.iter() {
+            tree.node(id).visits.fetch_sub(1, Relaxed);
+        }
+        if expand {
+            tree.abandon(node);
+        }
+        return None;
+    };
     if expand {
         let kids = children(&nw.game, &e, &|_| true);
         tree.expand(node, &kids);
@@ -170,6 +180,9 @@ pub(super) fn simulate(
     let white = e.white_win as f64 + 0.5 * e.no_result as f64;
     let lead = -(e.white_lead as f64);
     let lead_fixed = (lead * LEAD_UNIT).round() as i64;
+    let mean = e.white_score_mean as f64;
+    let variance = (e.white_score_mean_sq as f64 - mean * mean).max(0.0);
+    let sq_fixed = ((variance + lead * lead) * SCORE_SQ_UNIT).round() as u64;
     for &(id, mover) in path.iter() {
         let v = if mover == Color::White {
             white
@@ -180,6 +193,7 @@ pub(super) fn simulate(
         n.value_sum
             .fetch_add((v.clamp(0.0, 1.0) * VALUE_UNIT).round() as u64, Relaxed);
         n.lead_sum.fetch_add(lead_fixed, Relaxed);
+        n.score_sq_sum.fetch_add(sq_fixed, Relaxed);
     }
     nw.owner.clear();
     let size = e.size;
@@ -188,7 +202,7 @@ pub(super) fn simulate(
         nw.owner
             .push((p.index(), (own * OWNERSHIP_UNIT as f32).round() as i32));
     }
-    (lead * 2.0).round() as i32
+    Some((lead * 2.0).round() as i32)
 }
 
 /// `2/pi atan(x)`: a score's utility, in (-1, 1).

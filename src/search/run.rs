@@ -352,7 +352,9 @@ impl Search {
         );
         let scale = 1.0 / (sims.max(1) as f32 * unit as f32);
         analysis.ownership = own.into_iter().map(|v| v as f32 * scale).collect();
-        analysis.score_stdev = shared.scores.stdev();
+        if shared.net.is_none() {
+            analysis.score_stdev = shared.scores.stdev();
+        }
         if let Some(live) = &shared.live {
             analysis.owned = live.owned();
         }
@@ -376,7 +378,9 @@ fn snapshot(shared: &Shared, color: Color, start: Instant) -> Analysis {
         start.elapsed().as_secs_f64(),
         shared.net.is_some(),
     );
-    a.score_stdev = shared.scores.stdev();
+    if shared.net.is_none() {
+        a.score_stdev = shared.scores.stdev();
+    }
     if let Some(live) = &shared.live {
         a.ownership = live.ownership();
         a.owned = live.owned();
@@ -415,22 +419,28 @@ impl<'a> Simulator<'a> {
     }
 
     /// One simulation: hands `add` the final owner of every point (by point index, in
-    /// the search's ownership unit) and returns Black's final margin in half points.
-    fn run(&mut self, shared: &Shared, mut add: impl FnMut(usize, i32)) -> i32 {
+    /// the search's ownership unit) and returns Black's final margin in half points;
+    /// `None` when `stop` cut a network evaluation short (the simulation left no trace).
+    fn run(
+        &mut self,
+        shared: &Shared,
+        stop: &dyn Fn() -> bool,
+        mut add: impl FnMut(usize, i32),
+    ) -> Option<i32> {
         match self {
             Simulator::Playout(w) => {
                 let (counted, margin) = simulate(shared, w);
                 add_ownership(&w.board, counted, add);
-                margin
+                Some(margin)
             }
             Simulator::Net { nw, rng, path } => {
                 let net = shared.net.as_ref().expect("a network worker has a network");
                 let symmetry = (rng.next_u64() % 8) as usize;
-                let margin = puct::simulate(shared, net, nw, path, symmetry);
+                let margin = puct::simulate(shared, net, nw, path, symmetry, stop)?;
                 for &(i, v) in &nw.owner {
                     add(i, v);
                 }
-                margin
+                Some(margin)
             }
         }
     }
@@ -462,13 +472,20 @@ fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut
         } else {
             shared.playouts.fetch_add(1, Relaxed);
         }
-        let margin = sim.run(shared, |i, v| {
+        let margin = sim.run(shared, limits.stop, |i, v| {
             own[i] += v;
             if live {
                 pending.own[i] += v;
                 pending.owned[i] += (v.unsigned_abs() * v.unsigned_abs()) / unit as u32;
             }
         });
+        let Some(margin) = margin else {
+            // Told to stop in the middle of an evaluation: it is dropped, not waited for.
+            shared.playouts.fetch_sub(1, Relaxed);
+            shared.done.store(true, Relaxed);
+            pending.flush(shared);
+            return sims;
+        };
         pending.add_score(margin);
         pending.sims += live as u64;
         sims += 1;

@@ -47,11 +47,15 @@ pub struct Node {
     pub policy: AtomicU32,
     pub value_sum: AtomicU64,
     pub lead_sum: AtomicI64,
+    /// With a network: the sum of each evaluation's lead squared plus its score variance
+    /// (in 1/[`SCORE_SQ_UNIT`] square points), for the score's spread under the move.
+    pub score_sq_sum: AtomicU64,
 }
 
-/// Fixed-point units of [`Node::value_sum`] and [`Node::lead_sum`].
+/// Fixed-point units of [`Node::value_sum`], [`Node::lead_sum`] and [`Node::score_sq_sum`].
 pub const VALUE_UNIT: f64 = (1u64 << 24) as f64;
 pub const LEAD_UNIT: f64 = 1024.0;
+pub const SCORE_SQ_UNIT: f64 = 16.0;
 
 /// A plain copy of a node's statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -66,6 +70,7 @@ pub struct Stats {
     pub policy: f32,
     pub value_sum: u64,
     pub lead_sum: i64,
+    pub score_sq_sum: u64,
 }
 
 impl Stats {
@@ -81,6 +86,14 @@ impl Stats {
     /// The network's mean lead for Black (0 unvisited).
     pub fn lead(&self) -> f64 {
         self.lead_sum as f64 / LEAD_UNIT / self.visits.max(1) as f64
+    }
+
+    /// The standard deviation of the final score under the move by the network: its
+    /// evaluations' own spread and the spread of their leads (0 unvisited).
+    pub fn score_stdev(&self) -> f64 {
+        let n = self.visits.max(1) as f64;
+        let mean_sq = self.score_sq_sum as f64 / SCORE_SQ_UNIT / n;
+        (mean_sq - self.lead() * self.lead()).max(0.0).sqrt()
     }
 }
 
@@ -130,6 +143,7 @@ impl Node {
             policy: f32::from_bits(self.policy.load(Relaxed)),
             value_sum: self.value_sum.load(Relaxed),
             lead_sum: self.lead_sum.load(Relaxed),
+            score_sq_sum: self.score_sq_sum.load(Relaxed),
         }
     }
 
@@ -144,6 +158,7 @@ impl Node {
         self.policy.store(s.policy.to_bits(), Relaxed);
         self.value_sum.store(s.value_sum, Relaxed);
         self.lead_sum.store(s.lead_sum, Relaxed);
+        self.score_sq_sum.store(s.score_sq_sum, Relaxed);
     }
 }
 

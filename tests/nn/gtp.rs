@@ -241,3 +241,115 @@ fn final_score_uses_the_network_dead_stones_of_a_finished_game() {
     assert!(dead.len() > 10, "dead stones: {dead}");
     e.finish();
 }
+
+/// `tengen` with `input` on stdin, `TENGEN_MODEL` and `TENGEN_MODEL_DIR` as given (unset
+/// when `None`), `args` on the command line: stdout and stderr.
+fn run_with_env(
+    args: &[&str],
+    model: Option<&str>,
+    model_dir: &std::path::Path,
+    input: &str,
+) -> (String, String) {
+    use std::io::Write;
+    let mut cmd = Command::new(TENGEN);
+    cmd.args(args)
+        .env("TENGEN_MODEL_DIR", model_dir)
+        .env_remove("TENGEN_MODEL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(m) = model {
+        cmd.env("TENGEN_MODEL", m);
+    }
+    let mut child = cmd.spawn().expect("run tengen");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Without `--model`, the network at the default place is loaded and named on stderr;
+/// `--model none` (or `TENGEN_MODEL=none`) plays without it; with no file there, stderr
+/// says so and the playout search plays; `TENGEN_MODEL=FILE` names another network.
+#[test]
+fn the_default_network_is_loaded_when_present_and_none_refuses_it() {
+    let Some(net) = fixture(G170) else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("tengen-default-model-{}", std::process::id()));
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::copy(&net, dir.join(tengen::nn::DEFAULT_MODEL_NAME)).unwrap();
+    let input = "boardsize 9\nkata-raw-nn 0\nquit\n";
+    let has_net = |out: &str| out.contains("whiteWin");
+
+    let (out, err) = run_with_env(&[], None, &dir, input);
+    assert!(has_net(&out), "{out}\n{err}");
+    assert!(
+        err.contains("network g170") && err.contains("loaded from"),
+        "{err}"
+    );
+
+    for (args, model) in [(&["--model", "none"][..], None), (&[][..], Some("none"))] {
+        let (out, err) = run_with_env(args, model, &dir, input);
+        assert!(!has_net(&out) && out.contains("? "), "{out}\n{err}");
+        assert!(!err.contains("loaded from"), "{err}");
+    }
+
+    let (out, err) = run_with_env(&[], None, &empty, input);
+    assert!(!has_net(&out), "{out}");
+    assert!(err.contains("no network at"), "{err}");
+
+    let (out, err) = run_with_env(&[], Some(&net.to_string_lossy()), &empty, input);
+    assert!(has_net(&out), "{out}\n{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// With a network, `kata-analyze` gives each move its own `scoreStdev` (the network's
+/// score spread under the move: its evaluations' own spread and that of their leads), and
+/// stops on the next line as without one.
+#[test]
+fn kata_analyze_with_a_network_gives_each_move_its_score_spread() {
+    let Some(net) = fixture(G170) else {
+        return;
+    };
+    let net = net.to_string_lossy().into_owned();
+    let wait = std::time::Duration::from_secs(30);
+    let mut g = Gtp::start(&["--threads", "2", "--model", &net]);
+    g.ask("boardsize 9");
+    g.send("kata-analyze B 20");
+    assert_eq!(g.line(wait), "=");
+    let mut stdevs: Vec<f64> = Vec::new();
+    for _ in 0..50 {
+        let update = g.line(wait);
+        stdevs = update
+            .split("info ")
+            .filter(|s| !s.contains(" visits 0 ") && s.contains("scoreStdev"))
+            .map(|s| {
+                let t: Vec<&str> = s.split_whitespace().collect();
+                let i = t.iter().position(|&x| x == "scoreStdev").unwrap();
+                t[i + 1].parse().unwrap()
+            })
+            .collect();
+        if stdevs.len() >= 3 {
+            break;
+        }
+    }
+    g.send("protocol_version");
+    while !g.line(wait).is_empty() {}
+    assert_eq!(g.answer().0, "2");
+    assert!(stdevs.len() >= 3, "{stdevs:?}");
+    assert!(stdevs.iter().all(|&s| s > 0.5 && s < 100.0), "{stdevs:?}");
+    assert!(
+        stdevs.windows(2).any(|w| w[0] != w[1]),
+        "one spread for every move: {stdevs:?}"
+    );
+    g.finish();
+}
