@@ -1,6 +1,7 @@
 //! The search with a network (`tengen::search` with `Search::set_net`): positions with
-//! one clearly right move, solved at a small fixed visit count and a fixed seed, and the
-//! same moves from the same seed at one thread.
+//! one clearly right move (the capture that decides, a save, a ko threat answered, a seki
+//! kept), solved at a small fixed visit count and a fixed seed, and the same moves from
+//! the same seed at one thread.
 
 use std::sync::Arc;
 
@@ -117,4 +118,95 @@ fn the_chain_in_atari_is_saved() {
         "{:?}",
         a.candidates[0]
     );
+}
+
+/// A ko fight (the position of `tests/search.rs`'s playout test): White took the ko at E8;
+/// Black, who may not retake at once, threatens with C4, putting White's three stones D4-F4
+/// in atari. White answers at G4 rather than end the ko at F8: the three stones decide the
+/// game (komi 25.5 makes it close), the ko is one stone.
+#[test]
+fn a_ko_threat_is_answered() {
+    let Some(_) = super::fixture(super::G170) else {
+        return;
+    };
+    let mut game = crate::common::position(
+        &[
+            ". . . X X O . . .",
+            ". . . X . X O . .",
+            ". . . X X O . O .",
+            ". . . . . . O . .",
+            ". . . X X X . . .",
+            ". . . O O O . . .",
+            ". . . X X X . O .",
+            ". . . . . . . . .",
+            ". . . . . . . . .",
+        ],
+        Color::White,
+        Rules::chinese(),
+    );
+    game.set_komi(25.5);
+    game.play(Color::White, Move::Place(super::point(9, "E8")))
+        .unwrap();
+    assert!(game
+        .check(Color::Black, Move::Place(super::point(9, "F8")))
+        .is_err());
+    game.play(Color::Black, Move::Place(super::point(9, "C4")))
+        .unwrap();
+    for seed in 1..=3 {
+        let mut s = search_with(super::G170, 1, seed).unwrap();
+        let a = s.run(&game, Color::White, &Limits::playouts(64));
+        assert_eq!(
+            a.best(),
+            Move::Place(super::point(9, "G4")),
+            "seed {seed}: {:?}",
+            &a.candidates[..3]
+        );
+    }
+}
+
+/// From a finished 9x9 game: White's A4-B2 chain and Black's big group share B4 and A1 and
+/// nothing else, a seki (filling either gives the other side five stones or more). Neither
+/// side fills a shared liberty.
+#[test]
+fn a_seki_is_kept() {
+    let Some(_) = super::fixture(super::G170) else {
+        return;
+    };
+    let rows = [
+        ". O . O O X X X .",
+        "O O O . O O X X X",
+        "O O X O O X X X .",
+        "O X X X O X . X X",
+        "X X X O O X X X X",
+        "O . X O O X X X X",
+        "O X X X O O O X O",
+        "O O X O O O . O O",
+        ". X X X O . O . O",
+    ];
+    let fills = [
+        Move::Place(super::point(9, "B4")),
+        Move::Place(super::point(9, "A1")),
+    ];
+    for color in [Color::Black, Color::White] {
+        let mut game = crate::common::position(&rows, color, Rules::chinese());
+        game.set_komi(7.5);
+        for seed in 1..=3 {
+            let mut s = search_with(super::G170, 1, seed).unwrap();
+            let a = s.run(&game, color, &Limits::playouts(64));
+            assert!(
+                !fills.contains(&a.best()),
+                "{color:?} seed {seed}: {:?}",
+                &a.candidates[..3]
+            );
+        }
+        // Counted, the seki's stones are alive.
+        let model = Model::load(super::fixture(super::G170).unwrap()).unwrap();
+        let dead = tengen::status::net_dead_stones(&game, &model, &|| false);
+        for v in ["A4", "A3", "A2", "B2", "B3", "B1", "C4"] {
+            assert!(
+                !dead.contains(&super::point(9, v)),
+                "{v} judged dead: {dead:?}"
+            );
+        }
+    }
 }
