@@ -226,3 +226,53 @@ fn lizzie_version_answer() {
     assert_eq!(g.ask("version").0, env!("CARGO_PKG_VERSION"));
     g.finish();
 }
+
+/// `movesOwnership true`: every segment carries the move's own ownership (81 values in
+/// [-1, 1], before `pv`, which stays last for Sabaki), and the moves do not all share one.
+#[test]
+fn kata_analyze_moves_ownership_is_each_moves_own() {
+    let mut g = Gtp::start(&["--threads", "2"]);
+    g.ask("boardsize 9");
+    g.ask("play b E5");
+    g.ask("play w C4");
+    g.send("kata-analyze B 20 movesOwnership true");
+    assert_eq!(line(&mut g), "=");
+    let mut lists: Vec<Vec<f64>> = Vec::new();
+    for _ in 0..20 {
+        let update = line(&mut g);
+        let (segs, own) = segments(&update);
+        assert!(own.is_none(), "no root ownership asked: {update}");
+        lists.clear();
+        for seg in &segs {
+            check_pv_last(seg);
+            let at = seg
+                .iter()
+                .position(|&t| t == "movesOwnership")
+                .expect("movesOwnership in every segment");
+            let values: Vec<f64> = seg[at + 1..at + 82]
+                .iter()
+                .map(|v| v.parse().unwrap())
+                .collect();
+            assert!(
+                values.iter().all(|v| (-1.0..=1.0).contains(v)),
+                "{values:?}"
+            );
+            assert_eq!(seg[at + 82], "pv", "{seg:?}");
+            lists.push(values);
+        }
+        if lists.len() >= 3 {
+            break;
+        }
+    }
+    g.send("protocol_version");
+    while !line(&mut g).is_empty() {}
+    assert_eq!(g.answer().0, "2");
+    assert!(lists.len() >= 3, "{} moves", lists.len());
+    assert!(
+        lists.windows(2).any(|w| w[0] != w[1]),
+        "every move has the same ownership"
+    );
+    // Black's stone at E5 stays Black's under the most visited move.
+    assert!(lists[0][4 * 9 + 4] > 0.5, "E5: {}", lists[0][40]);
+    g.finish();
+}

@@ -81,11 +81,27 @@ pub fn info_line(a: &Analysis, args: &AnalyzeArgs, format: AnalyzeFormat, board:
                     stdev,
                     2.0 * low - 1.0,
                 ));
-                if args.pv_visits {
-                    let v: Vec<String> = c.pv_visits.iter().map(|v| v.to_string()).collect();
-                    seg.push_str(&format!(" pvVisits {}", v.join(" ")));
-                }
             }
+        }
+        if format == AnalyzeFormat::Kata && args.pv_visits {
+            let v: Vec<String> = c.pv_visits.iter().map(|v| v.to_string()).collect();
+            seg.push_str(&format!(" pvVisits {}", v.join(" ")));
+        }
+        if format == AnalyzeFormat::Kata && args.moves_ownership {
+            // The move's own ownership (rows from the top), from the analysed player's
+            // view; the root's before any simulation went through the move. Before `pv`
+            // as `pvVisits` (KataGo puts both after it): Sabaki takes the trailing run of
+            // vertices as the variation.
+            seg.push_str(" movesOwnership ");
+            seg.push_str(&points_text(board, &|p: Point| {
+                let own = if c.ownership.is_empty() {
+                    &a.ownership
+                } else {
+                    &c.ownership
+                };
+                own.get(p.index())
+                    .map_or(0.0, |&v| (sign * v as f64).clamp(-1.0, 1.0))
+            }));
         }
         seg.push_str(" pv");
         for m in &pv {
@@ -96,15 +112,7 @@ pub fn info_line(a: &Analysis, args: &AnalyzeArgs, format: AnalyzeFormat, board:
     }
     let mut line = segments.join(" ");
     if format == AnalyzeFormat::Kata && (args.ownership || args.ownership_stdev) {
-        let values = |f: &dyn Fn(Point) -> f64| -> String {
-            let mut out = Vec::with_capacity(board.size() * board.size());
-            for row in (0..board.size()).rev() {
-                for col in 0..board.size() {
-                    out.push(format!("{:.4}", f(Point::from_coord(col, row))));
-                }
-            }
-            out.join(" ")
-        };
+        let values = |f: &dyn Fn(Point) -> f64| points_text(board, f);
         let own = |p: Point| -> f64 {
             a.ownership
                 .get(p.index())
@@ -125,6 +133,17 @@ pub fn info_line(a: &Analysis, args: &AnalyzeArgs, format: AnalyzeFormat, board:
         }
     }
     line
+}
+
+/// `f` of every point, rows from the top, 4 decimals, space-separated (KataGo's order).
+fn points_text(board: &Board, f: &dyn Fn(Point) -> f64) -> String {
+    let mut out = Vec::with_capacity(board.size() * board.size());
+    for row in (0..board.size()).rev() {
+        for col in 0..board.size() {
+            out.push(format!("{:.4}", f(Point::from_coord(col, row))));
+        }
+    }
+    out.join(" ")
 }
 
 /// Whether the analysis may consider the root move `mv` of `color` under the `avoid` and

@@ -207,6 +207,7 @@ impl Executor for Engine {
                     report: Some(Reporter {
                         interval,
                         sink: &mut sink,
+                        moves_ownership: args.moves_ownership,
                     }),
                     ..GenmoveOptions::default()
                 },
@@ -224,6 +225,7 @@ impl Executor for Engine {
                 report: Some(Reporter {
                     interval,
                     sink: &mut sink,
+                    moves_ownership: args.moves_ownership,
                 }),
                 move_time: false,
             },

@@ -58,6 +58,7 @@ impl Executor for Front {
                         report: Some(Reporter {
                             interval: std::time::Duration::from_millis(500),
                             sink: &mut sink,
+                            moves_ownership: false,
                         }),
                         ..GenmoveOptions::default()
                     },

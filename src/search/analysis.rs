@@ -27,6 +27,10 @@ pub struct Candidate {
     /// move (else 0: the playouts' spread is the search's, [`Analysis::score_stdev`]).
     pub score_black: f64,
     pub score_stdev: f64,
+    /// Black's mean final ownership of every point (by point index) over this search's
+    /// simulations through the move; filled only for live analysis that asks for it
+    /// (`movesOwnership`), else empty.
+    pub ownership: Vec<f32>,
     /// Principal variation, this move first, and the visits of each of its nodes.
     pub pv: Vec<Move>,
     pub pv_visits: Vec<u32>,
@@ -120,6 +124,7 @@ pub(super) fn analyse(
                     s.score_sum as f64 / 2.0 / s.visits.max(1) as f64
                 },
                 score_stdev: if net { s.score_stdev() } else { 0.0 },
+                ownership: Vec::new(),
                 pv,
                 pv_visits,
             }

@@ -15,7 +15,7 @@ use crate::playout::PlayoutRng;
 
 use super::analysis::{analyse, Analysis};
 use super::puct::{self, NetWorker};
-use super::shared::{Live, NetRoot, ScoreSums, Shared};
+use super::shared::{Live, MovesOwnership, NetRoot, ScoreSums, Shared};
 use super::tree::{NodeId, Tree, ROOT};
 use super::walk::{add_ownership, allowed, simulate, Worker};
 use super::{prior, Limits, SearchConfig};
@@ -259,6 +259,10 @@ impl Search {
             live: report
                 .as_ref()
                 .map(|_| Live::new(puct::ownership_unit(net.is_some()))),
+            moves_own: report
+                .as_ref()
+                .filter(|r| r.moves_ownership)
+                .map(|_| MovesOwnership::new(&tree, puct::ownership_unit(net.is_some()))),
             net,
         };
         let unit = puct::ownership_unit(shared.net.is_some());
@@ -358,6 +362,7 @@ impl Search {
         if let Some(live) = &shared.live {
             analysis.owned = live.owned();
         }
+        moves_ownership(&shared, &mut analysis);
         self.tree = Some((tree, key));
         analysis
     }
@@ -367,6 +372,8 @@ impl Search {
 pub struct Reporter<'a> {
     pub interval: Duration,
     pub sink: &'a mut dyn FnMut(&Analysis),
+    /// Whether each candidate's own ownership is wanted ([`super::Candidate::ownership`]).
+    pub moves_ownership: bool,
 }
 
 /// The analysis of a search still running.
@@ -385,7 +392,20 @@ fn snapshot(shared: &Shared, color: Color, start: Instant) -> Analysis {
         a.ownership = live.ownership();
         a.owned = live.owned();
     }
+    moves_ownership(shared, &mut a);
     a
+}
+
+/// Each candidate's own ownership, when the search keeps it.
+fn moves_ownership(shared: &Shared, a: &mut Analysis) {
+    let Some(moves) = &shared.moves_own else {
+        return;
+    };
+    for c in a.candidates.iter_mut() {
+        if let Some(id) = shared.tree.child_by_move(ROOT, c.mv) {
+            c.ownership = moves.of(id);
+        }
+    }
 }
 
 /// What runs one worker's simulations: playouts, or the network.
@@ -430,7 +450,17 @@ impl<'a> Simulator<'a> {
         match self {
             Simulator::Playout(w) => {
                 let (counted, margin) = simulate(shared, w);
-                add_ownership(&w.board, counted, add);
+                match (&shared.moves_own, w.root_child()) {
+                    (Some(moves), Some(child)) => {
+                        let mut owner = Vec::new();
+                        add_ownership(&w.board, counted, |i, v| {
+                            owner.push((i, v));
+                            add(i, v);
+                        });
+                        moves.add(child, &owner);
+                    }
+                    _ => add_ownership(&w.board, counted, add),
+                }
                 Some(margin)
             }
             Simulator::Net { nw, rng, path } => {
@@ -439,6 +469,9 @@ impl<'a> Simulator<'a> {
                 let margin = puct::simulate(shared, net, nw, path, symmetry, stop)?;
                 for &(i, v) in &nw.owner {
                     add(i, v);
+                }
+                if let (Some(moves), Some(&(child, _))) = (&shared.moves_own, path.get(1)) {
+                    moves.add(child, &nw.owner);
                 }
                 Some(margin)
             }

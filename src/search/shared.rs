@@ -9,7 +9,7 @@ use crate::game::Game;
 use crate::nn::features::InputRules;
 use crate::nn::Model;
 
-use super::tree::Tree;
+use super::tree::{NodeId, Tree, ROOT};
 use super::SearchConfig;
 
 pub(super) struct Shared<'a> {
@@ -36,6 +36,68 @@ pub(super) struct Shared<'a> {
     pub(super) live: Option<Live>,
     /// The network and the root game, when the search evaluates leaves with a network.
     pub(super) net: Option<NetRoot<'a>>,
+    /// Each root child's ownership, when live analysis asks for it (`movesOwnership`).
+    pub(super) moves_own: Option<MovesOwnership>,
+}
+
+/// Each root child's final ownership summed over this search's simulations through it.
+pub(super) struct MovesOwnership {
+    first: NodeId,
+    n: usize,
+    own: Vec<AtomicI32>,
+    sims: Vec<AtomicU32>,
+    /// What one simulation's full ownership of a point adds (1 for playouts).
+    unit: i32,
+}
+
+impl MovesOwnership {
+    /// Sums for the children of `tree`'s root (expanded by then).
+    pub(super) fn new(tree: &Tree, unit: i32) -> MovesOwnership {
+        let kids = tree.node(ROOT).children();
+        let n = kids.len();
+        MovesOwnership {
+            first: kids.start,
+            n,
+            own: (0..n * NUM_CELLS).map(|_| AtomicI32::new(0)).collect(),
+            sims: (0..n).map(|_| AtomicU32::new(0)).collect(),
+            unit,
+        }
+    }
+
+    fn slot(&self, id: NodeId) -> Option<usize> {
+        let i = id.checked_sub(self.first)? as usize;
+        (i < self.n).then_some(i)
+    }
+
+    /// Adds one simulation through root child `child`: its final owner of each point.
+    pub(super) fn add(&self, child: NodeId, owner: &[(usize, i32)]) {
+        let Some(s) = self.slot(child) else {
+            return;
+        };
+        for &(i, v) in owner {
+            if v != 0 && i < NUM_CELLS {
+                self.own[s * NUM_CELLS + i].fetch_add(v, Relaxed);
+            }
+        }
+        self.sims[s].fetch_add(1, Relaxed);
+    }
+
+    /// Black's mean ownership of every point (by point index) under root child `id`;
+    /// empty when no simulation of this search went through it.
+    pub(super) fn of(&self, id: NodeId) -> Vec<f32> {
+        let Some(s) = self.slot(id) else {
+            return Vec::new();
+        };
+        let n = self.sims[s].load(Relaxed);
+        if n == 0 {
+            return Vec::new();
+        }
+        let k = 1.0 / (n as f32 * self.unit as f32);
+        self.own[s * NUM_CELLS..(s + 1) * NUM_CELLS]
+            .iter()
+            .map(|v| v.load(Relaxed) as f32 * k)
+            .collect()
+    }
 }
 
 /// Count, sum and sum of squares of final scores (Black's margin in half points).

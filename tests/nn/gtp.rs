@@ -313,10 +313,10 @@ fn the_default_network_is_loaded_when_present_and_none_refuses_it() {
 }
 
 /// With a network, `kata-analyze` gives each move its own `scoreStdev` (the network's
-/// score spread under the move: its evaluations' own spread and that of their leads), and
-/// stops on the next line as without one.
+/// score spread under the move: its evaluations' own spread and that of their leads) and
+/// its own `movesOwnership`, and stops on the next line as without one.
 #[test]
-fn kata_analyze_with_a_network_gives_each_move_its_score_spread() {
+fn kata_analyze_with_a_network_gives_each_move_its_score_spread_and_ownership() {
     let Some(net) = fixture(G170) else {
         return;
     };
@@ -324,11 +324,24 @@ fn kata_analyze_with_a_network_gives_each_move_its_score_spread() {
     let wait = std::time::Duration::from_secs(30);
     let mut g = Gtp::start(&["--threads", "2", "--model", &net]);
     g.ask("boardsize 9");
-    g.send("kata-analyze B 20");
+    g.send("kata-analyze B 20 movesOwnership true");
     assert_eq!(g.line(wait), "=");
     let mut stdevs: Vec<f64> = Vec::new();
+    let mut owns: Vec<Vec<f64>> = Vec::new();
     for _ in 0..50 {
         let update = g.line(wait);
+        owns = update
+            .split("info ")
+            .filter(|s| !s.contains(" visits 0 ") && s.contains("movesOwnership"))
+            .map(|s| {
+                let t: Vec<&str> = s.split_whitespace().collect();
+                let i = t.iter().position(|&x| x == "movesOwnership").unwrap();
+                t[i + 1..i + 82]
+                    .iter()
+                    .map(|v| v.parse().unwrap())
+                    .collect()
+            })
+            .collect();
         stdevs = update
             .split("info ")
             .filter(|s| !s.contains(" visits 0 ") && s.contains("scoreStdev"))
@@ -350,6 +363,11 @@ fn kata_analyze_with_a_network_gives_each_move_its_score_spread() {
     assert!(
         stdevs.windows(2).any(|w| w[0] != w[1]),
         "one spread for every move: {stdevs:?}"
+    );
+    assert!(owns.len() >= 3, "movesOwnership in {} segments", owns.len());
+    assert!(
+        owns.windows(2).any(|w| w[0] != w[1]),
+        "one ownership for every move"
     );
     g.finish();
 }
