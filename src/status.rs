@@ -170,12 +170,8 @@ impl Judge {
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Vec<Point> {
         let key = position_key(game, NET_JUDGEMENT);
-        if let Ok(last) = self.last.lock() {
-            if let Some((k, dead)) = last.as_ref() {
-                if *k == key {
-                    return dead.clone();
-                }
-            }
+        if let Some(dead) = self.kept(&key) {
+            return dead;
         }
         let (own, complete) = net_ownership(game, model, stop);
         let dead = enclosed_dead(
@@ -183,9 +179,7 @@ impl Judge {
             dead_from_ownership(game.board(), &own, NET_DEAD_THRESHOLD),
         );
         if complete {
-            if let Ok(mut last) = self.last.lock() {
-                *last = Some((key, dead.clone()));
-            }
+            self.keep(key, &dead);
         }
         dead
     }
@@ -200,12 +194,8 @@ impl Judge {
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Vec<Point> {
         let key = position_key(game, playouts);
-        if let Ok(last) = self.last.lock() {
-            if let Some((k, dead)) = last.as_ref() {
-                if *k == key {
-                    return dead.clone();
-                }
-            }
+        if let Some(dead) = self.kept(&key) {
+            return dead;
         }
         let stopped = AtomicBool::new(false);
         let watch = || {
@@ -217,11 +207,23 @@ impl Judge {
         };
         let dead = dead_stones(game, config, playouts, &watch);
         if !stopped.load(Ordering::Relaxed) {
-            if let Ok(mut last) = self.last.lock() {
-                *last = Some((key, dead.clone()));
-            }
+            self.keep(key, &dead);
         }
         dead
+    }
+
+    /// The kept judgement, when it was made for `key`.
+    fn kept(&self, key: &PositionKey) -> Option<Vec<Point>> {
+        let last = self.last.lock().ok()?;
+        last.as_ref()
+            .filter(|(k, _)| k == key)
+            .map(|(_, dead)| dead.clone())
+    }
+
+    fn keep(&self, key: PositionKey, dead: &[Point]) {
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some((key, dead.to_vec()));
+        }
     }
 }
 

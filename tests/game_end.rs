@@ -326,18 +326,7 @@ fn a_true_seki_is_not_a_sacrifice() {
     // Bottom left: White's A4-B2 chain (four stones) and Black's big group share B4 and
     // A1 and nothing else; filling either gives the other side five stones or more:
     // a seki, no one dead there.
-    let rows = [
-        ". O . O O X X X .",
-        "O O O . O O X X X",
-        "O O X O O X X X .",
-        "O X X X O X . X X",
-        "X X X O O X X X X",
-        "O . X O O X X X X",
-        "O X X X O O O X O",
-        "O O X O O O . O O",
-        ". X X X O . O . O",
-    ];
-    let game = common::position(&rows, Color::Black, rules(7.5));
+    let game = common::position(&common::SEKI_GAME, Color::Black, rules(7.5));
     assert!(tengen::status::killed_by_sacrifice(game.board()).is_empty());
 }
 

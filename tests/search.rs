@@ -126,20 +126,7 @@ fn takes_the_liberty_that_wins_the_semeai() {
 /// (`top_moves_white`: G4 24.9 points, F8 1.4).
 #[test]
 fn answers_a_ko_threat_instead_of_ending_the_ko() {
-    let mut game = position(
-        &[
-            ". . . X X O . . .",
-            ". . . X . X O . .",
-            ". . . X X O . O .",
-            ". . . . . . O . .",
-            ". . . X X X . . .",
-            ". . . O O O . . .",
-            ". . . X X X . O .",
-            ". . . . . . . . .",
-            ". . . . . . . . .",
-        ],
-        Color::White,
-    );
+    let mut game = position(&common::KO_FIGHT, Color::White);
     game.set_komi(25.5);
     let at = |c, r| Move::Place(Point::from_coord(c, r));
     game.play(Color::White, at(4, 7)).unwrap(); // E8 takes the ko

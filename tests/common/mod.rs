@@ -4,6 +4,34 @@ pub mod gtp;
 
 use tengen::{Color, Game, Point, Rules};
 
+/// A ko fight on 9x9 (White to move takes the ko at E8; Black's threat is C4, White's
+/// answer G4): `tests/search.rs` and `tests/nn/search.rs`.
+pub const KO_FIGHT: [&str; 9] = [
+    ". . . X X O . . .",
+    ". . . X . X O . .",
+    ". . . X X O . O .",
+    ". . . . . . O . .",
+    ". . . X X X . . .",
+    ". . . O O O . . .",
+    ". . . X X X . O .",
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+];
+
+/// A finished 9x9 game with a seki: White's A4-B2 chain and Black's big group share B4
+/// and A1 and nothing else (`tests/game_end.rs`, `tests/nn/search.rs`).
+pub const SEKI_GAME: [&str; 9] = [
+    ". O . O O X X X .",
+    "O O O . O O X X X",
+    "O O X O O X X X .",
+    "O X X X O X . X X",
+    "X X X O O X X X X",
+    "O . X O O X X X X",
+    "O X X X O O O X O",
+    "O O X O O O . O O",
+    ". X X X O . O . O",
+];
+
 /// A game set up from a diagram (top row first; `X` Black, `O` White, anything else
 /// empty) with `to_move` to play.
 pub fn position(rows: &[&str], to_move: Color, rules: Rules) -> Game {

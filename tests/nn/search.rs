@@ -129,21 +129,8 @@ fn a_ko_threat_is_answered() {
     let Some(_) = super::fixture(super::G170) else {
         return;
     };
-    let mut game = crate::common::position(
-        &[
-            ". . . X X O . . .",
-            ". . . X . X O . .",
-            ". . . X X O . O .",
-            ". . . . . . O . .",
-            ". . . X X X . . .",
-            ". . . O O O . . .",
-            ". . . X X X . O .",
-            ". . . . . . . . .",
-            ". . . . . . . . .",
-        ],
-        Color::White,
-        Rules::chinese(),
-    );
+    let mut game =
+        crate::common::position(&crate::common::KO_FIGHT, Color::White, Rules::chinese());
     game.set_komi(25.5);
     game.play(Color::White, Move::Place(super::point(9, "E8")))
         .unwrap();
@@ -172,17 +159,7 @@ fn a_seki_is_kept() {
     let Some(_) = super::fixture(super::G170) else {
         return;
     };
-    let rows = [
-        ". O . O O X X X .",
-        "O O O . O O X X X",
-        "O O X O O X X X .",
-        "O X X X O X . X X",
-        "X X X O O X X X X",
-        "O . X O O X X X X",
-        "O X X X O O O X O",
-        "O O X O O O . O O",
-        ". X X X O . O . O",
-    ];
+    let rows = crate::common::SEKI_GAME;
     let fills = [
         Move::Place(super::point(9, "B4")),
         Move::Place(super::point(9, "A1")),
