@@ -54,7 +54,11 @@ pub fn peak_memory_mib() -> Option<u64> {
 /// Writes the record a session input carries to a file of this process's own, for
 /// `loadsgf` to read; the path.
 fn session_record(record: &[u8]) -> Option<String> {
-    let path = std::env::temp_dir().join(format!("tengen-fuzz-{}.sgf", std::process::id()));
+    // One file per thread: the unit tests run sessions side by side in one process.
+    let thread = format!("{:?}", std::thread::current().id());
+    let thread: String = thread.chars().filter(|c| c.is_ascii_digit()).collect();
+    let path =
+        std::env::temp_dir().join(format!("tengen-fuzz-{}-{thread}.sgf", std::process::id()));
     std::fs::write(&path, record).ok()?;
     Some(path.to_string_lossy().into_owned())
 }
