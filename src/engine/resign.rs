@@ -8,6 +8,16 @@ use crate::search::Analysis;
 /// Moves in a row below the resign threshold before resigning.
 const RESIGN_MOVES: u32 = 3;
 
+/// Root visits a win rate needs before it counts: the playouts' win rate is noisy below
+/// a few hundred; a network's is its value from the first evaluation on.
+const PLAYOUT_VISITS: u32 = 500;
+const NET_VISITS: u32 = 50;
+
+/// With a network, also this far behind in its score lead, in points per board point
+/// (9x9: 4 points; 19x19: 18): on 9x9 at komi 7.5 the network gives Black 5-10% in an even
+/// game that White wins by half a point, which is no reason to resign.
+const NET_LEAD_PER_POINT: f64 = 0.05;
+
 /// Consecutive own moves (per colour) with a win rate below the resign threshold, in
 /// one game: a game that does not continue the one counted in (`clear_board`,
 /// `boardsize`, `loadsgf`, `undo`, set-up, another komi) starts the count afresh. Kept
@@ -24,7 +34,8 @@ type StreakKey = (Option<u64>, usize, u64);
 
 impl ResignStreak {
     /// Counts the search `a` of `color`'s move in `game` against `threshold` (a win
-    /// rate, from 500 root visits); whether `color` resigns.
+    /// rate, from 500 root visits; with a network from 50, and only when its score lead is
+    /// also [`NET_LEAD_PER_POINT`] a board point behind); whether `color` resigns.
     pub(super) fn count(
         &mut self,
         game: &Game,
@@ -46,11 +57,120 @@ impl ResignStreak {
         }
         self.game = Some((key, game.moves().to_vec()));
         let low = &mut self.low[color.index()];
-        if a.winrate < threshold && a.root_visits >= 500 {
+        if lost(game, color, a, threshold) {
             *low += 1;
         } else {
             *low = 0;
         }
         *low >= RESIGN_MOVES
+    }
+}
+
+/// Whether the search `a` of `color`'s move says the game is lost beyond `threshold`.
+fn lost(game: &Game, color: Color, a: &Analysis, threshold: f64) -> bool {
+    if a.winrate >= threshold {
+        return false;
+    }
+    if !a.net {
+        return a.root_visits >= PLAYOUT_VISITS;
+    }
+    a.root_visits >= NET_VISITS && far_behind(game, color, a)
+}
+
+/// Whether the network's score lead (the search's, `a`) puts `color` at least
+/// [`NET_LEAD_PER_POINT`] a board point behind.
+pub(super) fn far_behind(game: &Game, color: Color, a: &Analysis) -> bool {
+    let behind = match color {
+        Color::Black => -a.score_black,
+        Color::White => a.score_black,
+    };
+    behind >= NET_LEAD_PER_POINT * (game.size() * game.size()) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    fn analysis(winrate: f64, score_black: f64, root_visits: u32, net: bool) -> Analysis {
+        Analysis {
+            color: Color::Black,
+            candidates: Vec::new(),
+            root_visits,
+            winrate,
+            score_black,
+            score_stdev: 0.0,
+            playouts: root_visits as u64,
+            seconds: 1.0,
+            tree_nodes: 0,
+            ownership: Vec::new(),
+            owned: Vec::new(),
+            net,
+        }
+    }
+
+    #[test]
+    fn a_network_resigns_only_far_behind_in_points() {
+        let g = Game::new(9, Rules::chinese()).unwrap();
+        // 9x9, komi 7.5: 5% for Black half a point behind is an even game, not a loss.
+        assert!(!lost(
+            &g,
+            Color::Black,
+            &analysis(0.05, -0.5, 200, true),
+            0.1
+        ));
+        assert!(lost(
+            &g,
+            Color::Black,
+            &analysis(0.05, -6.0, 200, true),
+            0.1
+        ));
+        assert!(lost(&g, Color::White, &analysis(0.05, 6.0, 200, true), 0.1));
+        assert!(!lost(
+            &g,
+            Color::White,
+            &analysis(0.05, -6.0, 200, true),
+            0.1
+        ));
+        // Too few visits, or a win rate above the threshold.
+        assert!(!lost(
+            &g,
+            Color::Black,
+            &analysis(0.05, -6.0, 20, true),
+            0.1
+        ));
+        assert!(!lost(
+            &g,
+            Color::Black,
+            &analysis(0.2, -20.0, 200, true),
+            0.1
+        ));
+        // The playouts: the win rate from 500 visits, whatever the score says.
+        assert!(lost(
+            &g,
+            Color::Black,
+            &analysis(0.05, -0.5, 600, false),
+            0.1
+        ));
+        assert!(!lost(
+            &g,
+            Color::Black,
+            &analysis(0.05, -6.0, 200, false),
+            0.1
+        ));
+        // 19x19: 18 points behind.
+        let g19 = Game::new(19, Rules::chinese()).unwrap();
+        assert!(!lost(
+            &g19,
+            Color::Black,
+            &analysis(0.02, -10.0, 200, true),
+            0.1
+        ));
+        assert!(lost(
+            &g19,
+            Color::Black,
+            &analysis(0.02, -20.0, 200, true),
+            0.1
+        ));
     }
 }
