@@ -141,7 +141,7 @@ async function main() {
   const gaDone = c.sendCommand({name: 'lz-genmove_analyze', args: ['B', '20']}, ({line}) => lines.push(line))
   const after = c.sendCommand({name: 'name'})
   const ga = await gaDone
-  check('genmove_analyze ends with play', /^play ([A-HJ]\d|pass|resign)$/.test(lines.filter((l) => l !== '').pop()), lines.slice(-2))
+  check('genmove_analyze ends with play', /^play ([A-HJ-T]\d{1,2}|pass|resign)$/.test(lines.filter((l) => l !== '').pop()), lines.slice(-2))
   check('genmove_analyze no error', !ga.error, ga)
   check('command after genmove_analyze', (await after).content === 'Tengen', '')
 
