@@ -94,9 +94,18 @@ const NET_DEAD_THRESHOLD: f32 = 0.4;
 /// opponent's area dead ([`enclosed_dead`]). The network sees the position as if the
 /// passes that ended the game had not been made.
 pub fn net_dead_stones(game: &Game, model: &Model, stop: &(dyn Fn() -> bool + Sync)) -> Vec<Point> {
-    let (own, _) = net_ownership(game, model, stop);
+    net_judgement(game, model, stop).0
+}
+
+/// [`net_dead_stones`], and whether the judgement saw all eight symmetries.
+fn net_judgement(
+    game: &Game,
+    model: &Model,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> (Vec<Point>, bool) {
+    let (own, complete) = net_ownership(game, model, stop);
     let dead = dead_from_ownership(game.board(), &own, NET_DEAD_THRESHOLD);
-    enclosed_dead(game.board(), dead)
+    (enclosed_dead(game.board(), dead), complete)
 }
 
 /// `game` with the passes that ended it taken back: a network shown two passes judges the
@@ -173,11 +182,7 @@ impl Judge {
         if let Some(dead) = self.kept(&key) {
             return dead;
         }
-        let (own, complete) = net_ownership(game, model, stop);
-        let dead = enclosed_dead(
-            game.board(),
-            dead_from_ownership(game.board(), &own, NET_DEAD_THRESHOLD),
-        );
+        let (dead, complete) = net_judgement(game, model, stop);
         if complete {
             self.keep(key, &dead);
         }

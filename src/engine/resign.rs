@@ -111,66 +111,35 @@ mod tests {
 
     #[test]
     fn a_network_resigns_only_far_behind_in_points() {
-        let g = Game::new(9, Rules::chinese()).unwrap();
-        // 9x9, komi 7.5: 5% for Black half a point behind is an even game, not a loss.
-        assert!(!lost(
-            &g,
-            Color::Black,
-            &analysis(0.05, -0.5, 200, true),
-            0.1
-        ));
-        assert!(lost(
-            &g,
-            Color::Black,
-            &analysis(0.05, -6.0, 200, true),
-            0.1
-        ));
-        assert!(lost(&g, Color::White, &analysis(0.05, 6.0, 200, true), 0.1));
-        assert!(!lost(
-            &g,
-            Color::White,
-            &analysis(0.05, -6.0, 200, true),
-            0.1
-        ));
-        // Too few visits, or a win rate above the threshold.
-        assert!(!lost(
-            &g,
-            Color::Black,
-            &analysis(0.05, -6.0, 20, true),
-            0.1
-        ));
-        assert!(!lost(
-            &g,
-            Color::Black,
-            &analysis(0.2, -20.0, 200, true),
-            0.1
-        ));
-        // The playouts: the win rate from 500 visits, whatever the score says.
-        assert!(lost(
-            &g,
-            Color::Black,
-            &analysis(0.05, -0.5, 600, false),
-            0.1
-        ));
-        assert!(!lost(
-            &g,
-            Color::Black,
-            &analysis(0.05, -6.0, 200, false),
-            0.1
-        ));
-        // 19x19: 18 points behind.
+        let g9 = Game::new(9, Rules::chinese()).unwrap();
         let g19 = Game::new(19, Rules::chinese()).unwrap();
-        assert!(!lost(
-            &g19,
-            Color::Black,
-            &analysis(0.02, -10.0, 200, true),
-            0.1
-        ));
-        assert!(lost(
-            &g19,
-            Color::Black,
-            &analysis(0.02, -20.0, 200, true),
-            0.1
-        ));
+        use Color::{Black, White};
+        // (game, colour, win rate, Black's lead, root visits, network, lost at 0.1)
+        let cases = [
+            // 9x9, komi 7.5: 5% for Black half a point behind is an even game, not a loss.
+            (&g9, Black, 0.05, -0.5, 200, true, false),
+            (&g9, Black, 0.05, -6.0, 200, true, true),
+            (&g9, White, 0.05, 6.0, 200, true, true),
+            (&g9, White, 0.05, -6.0, 200, true, false),
+            // Too few visits, or a win rate above the threshold.
+            (&g9, Black, 0.05, -6.0, 20, true, false),
+            (&g9, Black, 0.2, -20.0, 200, true, false),
+            // The playouts: the win rate from 500 visits, whatever the score says.
+            (&g9, Black, 0.05, -0.5, 600, false, true),
+            (&g9, Black, 0.05, -6.0, 200, false, false),
+            // 19x19: 18 points behind.
+            (&g19, Black, 0.02, -10.0, 200, true, false),
+            (&g19, Black, 0.02, -20.0, 200, true, true),
+        ];
+        for (g, color, winrate, lead, visits, net, want) in cases {
+            let a = analysis(winrate, lead, visits, net);
+            assert_eq!(
+                lost(g, color, &a, 0.1),
+                want,
+                "{}x{} {color:?} {winrate} {lead} {visits} {net}",
+                g.size(),
+                g.size()
+            );
+        }
     }
 }

@@ -131,9 +131,8 @@ impl<'m> Evaluator<'m> {
     /// the board in `symmetry` (0 to 7, KataGo's numbering: bit 0 flips the rows, bit 1
     /// the columns, bit 2 transposes), without policy optimism.
     pub fn evaluate(&mut self, game: &Game, rules: InputRules, symmetry: usize) -> Evaluation {
-        assert!(symmetry < 8, "symmetry {symmetry} is not in 0..8");
-        let q = self.query(game, rules, Symmetry::One(symmetry), 0.0);
-        self.run(&q, symmetry)
+        self.evaluate_until(game, rules, symmetry, &|| false)
+            .expect("an evaluation that is never stopped ends")
     }
 
     /// [`evaluate`](Self::evaluate), abandoned (`None`) when `stop` answers true between

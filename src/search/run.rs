@@ -408,6 +408,16 @@ fn moves_ownership(shared: &Shared, a: &mut Analysis) {
     }
 }
 
+/// Where a simulation through root child `child` adds its ownership, when the search
+/// keeps each root move's own.
+fn moves_slot<'s>(
+    shared: &'s Shared,
+    child: Option<NodeId>,
+) -> Option<(&'s MovesOwnership, usize)> {
+    let moves = shared.moves_own.as_ref()?;
+    Some((moves, moves.slot(child?)?))
+}
+
 /// What runs one worker's simulations: playouts, or the network.
 enum Simulator<'a> {
     Playout(Box<Worker>),
@@ -450,16 +460,15 @@ impl<'a> Simulator<'a> {
         match self {
             Simulator::Playout(w) => {
                 let (counted, margin) = simulate(shared, w);
-                match (&shared.moves_own, w.root_child()) {
-                    (Some(moves), Some(child)) => {
-                        let mut owner = Vec::new();
-                        add_ownership(&w.board, counted, |i, v| {
-                            owner.push((i, v));
-                            add(i, v);
-                        });
-                        moves.add(child, &owner);
+                let slot = moves_slot(shared, w.root_child());
+                add_ownership(&w.board, counted, |i, v| {
+                    if let Some((moves, s)) = slot {
+                        moves.add_point(s, i, v);
                     }
-                    _ => add_ownership(&w.board, counted, add),
+                    add(i, v);
+                });
+                if let Some((moves, s)) = slot {
+                    moves.count(s);
                 }
                 Some(margin)
             }
@@ -467,11 +476,15 @@ impl<'a> Simulator<'a> {
                 let net = shared.net.as_ref().expect("a network worker has a network");
                 let symmetry = (rng.next_u64() % 8) as usize;
                 let margin = puct::simulate(shared, net, nw, path, symmetry, stop)?;
+                let slot = moves_slot(shared, path.get(1).map(|&(id, _)| id));
                 for &(i, v) in &nw.owner {
+                    if let Some((moves, s)) = slot {
+                        moves.add_point(s, i, v);
+                    }
                     add(i, v);
                 }
-                if let (Some(moves), Some(&(child, _))) = (&shared.moves_own, path.get(1)) {
-                    moves.add(child, &nw.owner);
+                if let Some((moves, s)) = slot {
+                    moves.count(s);
                 }
                 Some(margin)
             }

@@ -64,22 +64,22 @@ impl MovesOwnership {
         }
     }
 
-    fn slot(&self, id: NodeId) -> Option<usize> {
+    /// The sums' slot of root child `id`, if it is one.
+    pub(super) fn slot(&self, id: NodeId) -> Option<usize> {
         let i = id.checked_sub(self.first)? as usize;
         (i < self.n).then_some(i)
     }
 
-    /// Adds one simulation through root child `child`: its final owner of each point.
-    pub(super) fn add(&self, child: NodeId, owner: &[(usize, i32)]) {
-        let Some(s) = self.slot(child) else {
-            return;
-        };
-        for &(i, v) in owner {
-            if v != 0 && i < NUM_CELLS {
-                self.own[s * NUM_CELLS + i].fetch_add(v, Relaxed);
-            }
+    /// Adds one simulation's final owner `v` of point `i` to `slot`'s sums.
+    pub(super) fn add_point(&self, slot: usize, i: usize, v: i32) {
+        if v != 0 && i < NUM_CELLS {
+            self.own[slot * NUM_CELLS + i].fetch_add(v, Relaxed);
         }
-        self.sims[s].fetch_add(1, Relaxed);
+    }
+
+    /// Counts one simulation through `slot` (its points added with [`Self::add_point`]).
+    pub(super) fn count(&self, slot: usize) {
+        self.sims[slot].fetch_add(1, Relaxed);
     }
 
     /// Black's mean ownership of every point (by point index) under root child `id`;

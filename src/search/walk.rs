@@ -39,19 +39,17 @@ impl Worker {
             moggy: Moggy::new(shared.config.moggy),
         }
     }
-}
 
-/// Hands `add` the final owner of every point of `board` (+1 Black, -1 White, 0
-/// nobody, by point index): after a playout the cheap count of [`playout::end_owner`]
-/// (nearly every empty point is an eye then); when the simulation ended in the tree
-/// (`counted`), the exact area count with every stone alive.
-impl Worker {
     /// The root child the last simulation went through, if it left the root.
     pub(super) fn root_child(&self) -> Option<NodeId> {
         self.path.get(1).map(|&(id, _)| id)
     }
 }
 
+/// Hands `add` the final owner of every point of `board` (+1 Black, -1 White, 0
+/// nobody, by point index): after a playout the cheap count of [`playout::end_owner`]
+/// (nearly every empty point is an eye then); when the simulation ended in the tree
+/// (`counted`), the exact area count with every stone alive.
 pub(super) fn add_ownership(board: &Board, counted: bool, mut add: impl FnMut(usize, i32)) {
     if counted {
         let (reach, size) = crate::score::regions(board, &[]);

@@ -312,6 +312,24 @@ fn the_default_network_is_loaded_when_present_and_none_refuses_it() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The `n` numbers after `key` in each visited segment of an analysis update that has it.
+fn values_of(update: &str, key: &str, n: usize) -> Vec<Vec<f64>> {
+    update
+        .split("info ")
+        .filter(|s| !s.contains(" visits 0 "))
+        .filter_map(|s| {
+            let t: Vec<&str> = s.split_whitespace().collect();
+            let i = t.iter().position(|&x| x == key)?;
+            Some(
+                t[i + 1..i + 1 + n]
+                    .iter()
+                    .map(|v| v.parse().unwrap())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
 /// With a network, `kata-analyze` gives each move its own `scoreStdev` (the network's
 /// score spread under the move: its evaluations' own spread and that of their leads) and
 /// its own `movesOwnership`, and stops on the next line as without one.
@@ -330,26 +348,10 @@ fn kata_analyze_with_a_network_gives_each_move_its_score_spread_and_ownership() 
     let mut owns: Vec<Vec<f64>> = Vec::new();
     for _ in 0..50 {
         let update = g.line(wait);
-        owns = update
-            .split("info ")
-            .filter(|s| !s.contains(" visits 0 ") && s.contains("movesOwnership"))
-            .map(|s| {
-                let t: Vec<&str> = s.split_whitespace().collect();
-                let i = t.iter().position(|&x| x == "movesOwnership").unwrap();
-                t[i + 1..i + 82]
-                    .iter()
-                    .map(|v| v.parse().unwrap())
-                    .collect()
-            })
-            .collect();
-        stdevs = update
-            .split("info ")
-            .filter(|s| !s.contains(" visits 0 ") && s.contains("scoreStdev"))
-            .map(|s| {
-                let t: Vec<&str> = s.split_whitespace().collect();
-                let i = t.iter().position(|&x| x == "scoreStdev").unwrap();
-                t[i + 1].parse().unwrap()
-            })
+        owns = values_of(&update, "movesOwnership", 81);
+        stdevs = values_of(&update, "scoreStdev", 1)
+            .into_iter()
+            .map(|v| v[0])
             .collect();
         if stdevs.len() >= 3 {
             break;
