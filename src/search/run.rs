@@ -461,15 +461,7 @@ impl<'a> Simulator<'a> {
             Simulator::Playout(w) => {
                 let (counted, margin) = simulate(shared, w);
                 let slot = moves_slot(shared, w.root_child());
-                add_ownership(&w.board, counted, |i, v| {
-                    if let Some((moves, s)) = slot {
-                        moves.add_point(s, i, v);
-                    }
-                    add(i, v);
-                });
-                if let Some((moves, s)) = slot {
-                    moves.count(s);
-                }
+                owned(slot, &mut add, |f| add_ownership(&w.board, counted, f));
                 Some(margin)
             }
             Simulator::Net { nw, rng, path } => {
@@ -477,18 +469,32 @@ impl<'a> Simulator<'a> {
                 let symmetry = (rng.next_u64() % 8) as usize;
                 let margin = puct::simulate(shared, net, nw, path, symmetry, stop)?;
                 let slot = moves_slot(shared, path.get(1).map(|&(id, _)| id));
-                for &(i, v) in &nw.owner {
-                    if let Some((moves, s)) = slot {
-                        moves.add_point(s, i, v);
+                owned(slot, &mut add, |f| {
+                    for &(i, v) in &nw.owner {
+                        f(i, v);
                     }
-                    add(i, v);
-                }
-                if let Some((moves, s)) = slot {
-                    moves.count(s);
-                }
+                });
                 Some(margin)
             }
         }
+    }
+}
+
+/// Runs `each`, which hands over one simulation's final owner of every point, into `add`
+/// and, when the search keeps each root move's own, into that move's `slot` too.
+fn owned(
+    slot: Option<(&MovesOwnership, usize)>,
+    add: &mut impl FnMut(usize, i32),
+    each: impl FnOnce(&mut dyn FnMut(usize, i32)),
+) {
+    each(&mut |i, v| {
+        if let Some((moves, s)) = slot {
+            moves.add_point(s, i, v);
+        }
+        add(i, v);
+    });
+    if let Some((moves, s)) = slot {
+        moves.count(s);
     }
 }
 
