@@ -306,6 +306,16 @@ pub static KNOBS: &[Knob] = &[
         },
     },
     Knob {
+        key: "puct-lcb",
+        help: "play the move with the best lower confidence bound, this many standard errors (0: the most visited)",
+        range: "0..=10",
+        get: |s| s.search.puct.lcb_stdevs.to_string(),
+        set: |s, v| {
+            s.search.puct.lcb_stdevs = number_in(v, 0.0, 10.0)?;
+            Ok(())
+        },
+    },
+    Knob {
         key: "puct-static-score",
         help: "weight of the score utility around 0",
         range: "0..=1",

@@ -27,6 +27,9 @@ pub struct Candidate {
     /// move (else 0: the playouts' spread is the search's, [`Analysis::score_stdev`]).
     pub score_black: f64,
     pub score_stdev: f64,
+    /// With a network, the standard deviation of its win probabilities under the move
+    /// (for the lower confidence bound); else 0.
+    pub value_stdev: f64,
     /// Black's mean final ownership of every point (by point index) over this search's
     /// simulations through the move; filled only for live analysis that asks for it
     /// (`movesOwnership`), else empty.
@@ -68,7 +71,8 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    /// The move to play: the most visited candidate (pass if there is none).
+    /// The move to play: the first candidate, the most visited unless a lower confidence
+    /// bound chose another (pass if there is none).
     pub fn best(&self) -> Move {
         self.candidates.first().map_or(Move::Pass, |c| c.mv)
     }
@@ -124,6 +128,7 @@ pub(super) fn analyse(
                     s.score_sum as f64 / 2.0 / s.visits.max(1) as f64
                 },
                 score_stdev: if net { s.score_stdev() } else { 0.0 },
+                value_stdev: if net { s.value_stdev() } else { 0.0 },
                 ownership: Vec::new(),
                 pv,
                 pv_visits,

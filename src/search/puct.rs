@@ -16,6 +16,7 @@ use crate::game::Game;
 use crate::nn::eval::{Evaluation, Evaluator};
 use crate::nn::features::Features;
 
+use super::analysis::{Analysis, Candidate};
 use super::shared::{NetRoot, Shared};
 use super::tree::{NewChild, NodeId, Tree, LEAD_UNIT, ROOT, SCORE_SQ_UNIT, VALUE_UNIT};
 
@@ -46,7 +47,19 @@ pub struct PuctConfig {
     /// (`score_utility`), and of the same with the centre at 0 (`static_score_utility`).
     pub score_utility: f64,
     pub static_score_utility: f64,
+    /// The move played: 0, the most visited; else, among the root moves with at least
+    /// [`LCB_MIN_SHARE`] of the most visited one's visits, the one whose utility less
+    /// this many standard errors is highest.
+    pub lcb_stdevs: f64,
 }
+
+/// The least share of the most visited move's visits a move needs to be chosen by its
+/// lower confidence bound.
+pub const LCB_MIN_SHARE: f64 = 0.15;
+
+/// The prior on a move's win-probability spread (standard deviation, and its weight in
+/// evaluations), so that a move with a few agreeing evaluations is not taken as certain.
+const VALUE_STDEV_PRIOR: (f64, f64) = (0.2, 2.0);
 
 impl Default for PuctConfig {
     fn default() -> PuctConfig {
@@ -56,6 +69,7 @@ impl Default for PuctConfig {
             root_fpu_reduction: 0.05,
             score_utility: 0.15,
             static_score_utility: 0.05,
+            lcb_stdevs: 0.0,
         }
     }
 }
@@ -190,8 +204,11 @@ pub(super) fn simulate(
             1.0 - white
         };
         let n = tree.node(id);
+        let v = v.clamp(0.0, 1.0);
         n.value_sum
-            .fetch_add((v.clamp(0.0, 1.0) * VALUE_UNIT).round() as u64, Relaxed);
+            .fetch_add((v * VALUE_UNIT).round() as u64, Relaxed);
+        n.value_sq_sum
+            .fetch_add((v * v * VALUE_UNIT).round() as u64, Relaxed);
         n.lead_sum.fetch_add(lead_fixed, Relaxed);
         n.score_sq_sum.fetch_add(sq_fixed, Relaxed);
     }
@@ -210,6 +227,50 @@ fn score_shape(x: f64) -> f64 {
     std::f64::consts::FRAC_2_PI * x.atan()
 }
 
+/// The score utility for the player `sign` (1 Black, -1 White) of Black's lead
+/// `lead_black`, around the root's `centre` and around 0, on a board of `size`.
+fn utility(cfg: &PuctConfig, sign: f64, centre: f64, size: usize, lead_black: f64) -> f64 {
+    let scale = 0.75 * size as f64;
+    let lead = sign * lead_black;
+    cfg.score_utility * score_shape((lead - sign * centre) / scale)
+        + cfg.static_score_utility * score_shape(lead / scale)
+}
+
+/// A candidate's lower confidence bound: its win rate plus score utility, less
+/// `cfg.lcb_stdevs` standard errors of its win rate.
+fn lower_bound(cfg: &PuctConfig, sign: f64, centre: f64, size: usize, c: &Candidate) -> f64 {
+    let n = c.visits as f64;
+    let (prior_sd, prior_n) = VALUE_STDEV_PRIOR;
+    let variance =
+        (n * c.value_stdev * c.value_stdev + prior_n * prior_sd * prior_sd) / (n + prior_n);
+    c.winrate + utility(cfg, sign, centre, size, c.score_black)
+        - cfg.lcb_stdevs * (variance / n.max(1.0)).sqrt()
+}
+
+/// Moves the candidate chosen by the lower confidence bound (if `cfg.lcb_stdevs` > 0)
+/// to the front of `a.candidates`, the rest staying by visits.
+pub(super) fn choose_by_lcb(a: &mut Analysis, cfg: &PuctConfig, centre: f64, size: usize) {
+    let Some(most) = a.candidates.first().map(|c| c.visits) else {
+        return;
+    };
+    if cfg.lcb_stdevs <= 0.0 || most == 0 {
+        return;
+    }
+    let sign = if a.color == Color::Black { 1.0 } else { -1.0 };
+    let least = (LCB_MIN_SHARE * most as f64).max(1.0);
+    let best = a
+        .candidates
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.visits as f64 >= least)
+        .map(|(i, c)| (i, lower_bound(cfg, sign, centre, size, c)))
+        .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)));
+    if let Some((i, _)) = best {
+        let chosen = a.candidates.remove(i);
+        a.candidates.insert(0, chosen);
+    }
+}
+
 /// The child of `id` PUCT prefers for `to_move`, skipping pruned ones.
 fn select(
     tree: &Tree,
@@ -222,12 +283,7 @@ fn select(
 ) -> Option<NodeId> {
     let parent = tree.node(id).stats();
     let sign = if to_move == Color::Black { 1.0 } else { -1.0 };
-    let scale = 0.75 * size as f64;
-    let utility = |lead_black: f64| {
-        let lead = sign * lead_black;
-        cfg.score_utility * score_shape((lead - sign * centre) / scale)
-            + cfg.static_score_utility * score_shape(lead / scale)
-    };
+    let utility = |lead_black: f64| utility(cfg, sign, centre, size, lead_black);
     let mut visited_policy = 0.0f64;
     let mut total = 0u64;
     for c in tree.node(id).children() {
@@ -277,6 +333,71 @@ fn select(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn candidate(mv: u16, visits: u32, winrate: f64, value_stdev: f64) -> Candidate {
+        Candidate {
+            mv: Move::Place(crate::board::Point(mv)),
+            visits,
+            winrate,
+            prior: 0.1,
+            prior_visits: 0,
+            prior_wins: 0,
+            amaf_visits: 0,
+            amaf_winrate: 0.5,
+            score_black: 1.0,
+            score_stdev: 3.0,
+            value_stdev,
+            ownership: Vec::new(),
+            pv: Vec::new(),
+            pv_visits: Vec::new(),
+        }
+    }
+
+    fn order(lcb_stdevs: f64, candidates: Vec<Candidate>) -> Vec<Move> {
+        let mut a = Analysis {
+            color: Color::Black,
+            candidates,
+            root_visits: 200,
+            winrate: 0.6,
+            score_black: 1.0,
+            score_stdev: 3.0,
+            playouts: 200,
+            seconds: 1.0,
+            tree_nodes: 1000,
+            ownership: Vec::new(),
+            owned: Vec::new(),
+            net: true,
+        };
+        let cfg = PuctConfig {
+            lcb_stdevs,
+            ..PuctConfig::default()
+        };
+        choose_by_lcb(&mut a, &cfg, 0.0, 9);
+        a.candidates.iter().map(|c| c.mv).collect()
+    }
+
+    #[test]
+    fn the_lower_confidence_bound_picks_among_well_visited_moves() {
+        let p = |i| Move::Place(crate::board::Point(i));
+        let moves = || {
+            vec![
+                candidate(11, 100, 0.60, 0.05),
+                candidate(12, 40, 0.70, 0.05),
+                candidate(13, 10, 0.95, 0.01),
+            ]
+        };
+        // By visits when off.
+        assert_eq!(order(0.0, moves()), vec![p(11), p(12), p(13)]);
+        // 40 visits at 0.70 are surely better than 100 at 0.60; 10 visits (under 15% of
+        // the most visited) are too few to choose however good they look.
+        assert_eq!(order(5.0, moves()), vec![p(12), p(11), p(13)]);
+        // A spread so wide that 40 visits cannot tell: the most visited stays.
+        let wide = vec![
+            candidate(11, 100, 0.60, 0.05),
+            candidate(12, 40, 0.70, 0.45),
+        ];
+        assert_eq!(order(5.0, wide), vec![p(11), p(12)]);
+    }
 
     #[test]
     fn score_shape_is_odd_and_bounded() {

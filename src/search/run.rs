@@ -354,6 +354,9 @@ impl Search {
             start.elapsed().as_secs_f64(),
             shared.net.is_some(),
         );
+        if let Some(net) = &shared.net {
+            puct::choose_by_lcb(&mut analysis, &shared.config.puct, net.centre, game.size());
+        }
         let scale = 1.0 / (sims.max(1) as f32 * unit as f32);
         analysis.ownership = own.into_iter().map(|v| v as f32 * scale).collect();
         if shared.net.is_none() {
@@ -385,8 +388,9 @@ fn snapshot(shared: &Shared, color: Color, start: Instant) -> Analysis {
         start.elapsed().as_secs_f64(),
         shared.net.is_some(),
     );
-    if shared.net.is_none() {
-        a.score_stdev = shared.scores.stdev();
+    match &shared.net {
+        Some(net) => puct::choose_by_lcb(&mut a, &shared.config.puct, net.centre, net.game.size()),
+        None => a.score_stdev = shared.scores.stdev(),
     }
     if let Some(live) = &shared.live {
         a.ownership = live.ownership();

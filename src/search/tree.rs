@@ -50,6 +50,9 @@ pub struct Node {
     /// With a network: the sum of each evaluation's lead squared plus its score variance
     /// (in 1/[`SCORE_SQ_UNIT`] square points), for the score's spread under the move.
     pub score_sq_sum: AtomicU64,
+    /// With a network: the sum of its win probabilities squared (in 1/[`VALUE_UNIT`]), for
+    /// the value's spread under the move.
+    pub value_sq_sum: AtomicU64,
 }
 
 /// Fixed-point units of [`Node::value_sum`], [`Node::lead_sum`] and [`Node::score_sq_sum`].
@@ -71,6 +74,7 @@ pub struct Stats {
     pub value_sum: u64,
     pub lead_sum: i64,
     pub score_sq_sum: u64,
+    pub value_sq_sum: u64,
 }
 
 impl Stats {
@@ -94,6 +98,14 @@ impl Stats {
         let n = self.visits.max(1) as f64;
         let mean_sq = self.score_sq_sum as f64 / SCORE_SQ_UNIT / n;
         (mean_sq - self.lead() * self.lead()).max(0.0).sqrt()
+    }
+
+    /// The standard deviation of the network's win probabilities under the move (0
+    /// unvisited).
+    pub fn value_stdev(&self) -> f64 {
+        let n = self.visits.max(1) as f64;
+        let mean_sq = self.value_sq_sum as f64 / VALUE_UNIT / n;
+        (mean_sq - self.value() * self.value()).max(0.0).sqrt()
     }
 }
 
@@ -144,6 +156,7 @@ impl Node {
             value_sum: self.value_sum.load(Relaxed),
             lead_sum: self.lead_sum.load(Relaxed),
             score_sq_sum: self.score_sq_sum.load(Relaxed),
+            value_sq_sum: self.value_sq_sum.load(Relaxed),
         }
     }
 
@@ -159,6 +172,7 @@ impl Node {
         self.value_sum.store(s.value_sum, Relaxed);
         self.lead_sum.store(s.lead_sum, Relaxed);
         self.score_sq_sum.store(s.score_sq_sum, Relaxed);
+        self.value_sq_sum.store(s.value_sq_sum, Relaxed);
     }
 }
 
