@@ -276,6 +276,16 @@ pub static KNOBS: &[Knob] = &[
         },
     },
     Knob {
+        key: "puct-c-stdev",
+        help: "how far the PUCT constant follows the spread of the parent's values (0: fixed)",
+        range: "0..=1",
+        get: |s| s.search.puct.cpuct_stdev_scale.to_string(),
+        set: |s, v| {
+            s.search.puct.cpuct_stdev_scale = number_in(v, 0.0, 1.0)?;
+            Ok(())
+        },
+    },
+    Knob {
         key: "puct-fpu",
         help: "first-play urgency reduction inside the tree",
         range: "0..=1",

@@ -38,6 +38,11 @@ pub(super) fn ownership_unit(with_net: bool) -> i32 {
 pub struct PuctConfig {
     /// Exploration constant `c`, on win probabilities in [0, 1].
     pub cpuct: f64,
+    /// How far `c` follows the spread of the parent's values: `c` is multiplied by
+    /// `1 + k (sd / sd0 - 1)`, `sd` the parent's standard deviation (with the prior
+    /// [`VALUE_STDEV_PRIOR`]) and `sd0` the prior's; 0 keeps `c` fixed. A settled position
+    /// explores less, an open one more.
+    pub cpuct_stdev_scale: f64,
     /// First-play urgency: an unvisited child's value is its parent's less this times
     /// the square root of the policy already visited (inside the tree, and at the root).
     pub fpu_reduction: f64,
@@ -65,11 +70,12 @@ impl Default for PuctConfig {
     fn default() -> PuctConfig {
         PuctConfig {
             cpuct: 0.6,
+            cpuct_stdev_scale: 0.0,
             fpu_reduction: 0.1,
             root_fpu_reduction: 0.05,
             score_utility: 0.15,
             static_score_utility: 0.05,
-            lcb_stdevs: 0.0,
+            lcb_stdevs: 5.0,
         }
     }
 }
@@ -240,11 +246,15 @@ fn utility(cfg: &PuctConfig, sign: f64, centre: f64, size: usize, lead_black: f6
 /// `cfg.lcb_stdevs` standard errors of its win rate.
 fn lower_bound(cfg: &PuctConfig, sign: f64, centre: f64, size: usize, c: &Candidate) -> f64 {
     let n = c.visits as f64;
-    let (prior_sd, prior_n) = VALUE_STDEV_PRIOR;
-    let variance =
-        (n * c.value_stdev * c.value_stdev + prior_n * prior_sd * prior_sd) / (n + prior_n);
+    let sd = stdev_with_prior(n, c.value_stdev);
     c.winrate + utility(cfg, sign, centre, size, c.score_black)
-        - cfg.lcb_stdevs * (variance / n.max(1.0)).sqrt()
+        - cfg.lcb_stdevs * sd / n.max(1.0).sqrt()
+}
+
+/// The standard deviation of `n` values measured as `sd`, with [`VALUE_STDEV_PRIOR`].
+fn stdev_with_prior(n: f64, sd: f64) -> f64 {
+    let (prior_sd, prior_n) = VALUE_STDEV_PRIOR;
+    ((n * sd * sd + prior_n * prior_sd * prior_sd) / (n + prior_n)).sqrt()
 }
 
 /// Moves the candidate chosen by the lower confidence bound (if `cfg.lcb_stdevs` > 0)
@@ -307,7 +317,13 @@ fn select(
         cfg.fpu_reduction
     };
     let fpu = parent_q - reduction * visited_policy.sqrt();
-    let explore = cfg.cpuct * (total.max(1) as f64).sqrt();
+    let mut c = cfg.cpuct;
+    if cfg.cpuct_stdev_scale > 0.0 {
+        let prior_sd = VALUE_STDEV_PRIOR.0;
+        let sd = stdev_with_prior(parent.visits as f64, parent.value_stdev());
+        c *= (1.0 + cfg.cpuct_stdev_scale * (sd / prior_sd - 1.0)).max(0.05);
+    }
+    let explore = c * (total.max(1) as f64).sqrt();
     let mut best = None;
     let mut best_value = f64::NEG_INFINITY;
     for c in tree.node(id).children() {
