@@ -60,7 +60,7 @@ pub struct PuctConfig {
 
 /// The least share of the most visited move's visits a move needs to be chosen by its
 /// lower confidence bound.
-pub const LCB_MIN_SHARE: f64 = 0.15;
+const LCB_MIN_SHARE: f64 = 0.15;
 
 /// The prior on a move's win-probability spread (standard deviation, and its weight in
 /// evaluations), so that a move with a few agreeing evaluations is not taken as certain.

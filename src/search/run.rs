@@ -346,26 +346,9 @@ impl Search {
                 }
             }
         }
-        let playouts = shared.playouts.load(Relaxed);
-        let mut analysis = analyse(
-            &tree,
-            color,
-            playouts,
-            start.elapsed().as_secs_f64(),
-            shared.net.is_some(),
-        );
-        if let Some(net) = &shared.net {
-            puct::choose_by_lcb(&mut analysis, &shared.config.puct, net.centre, game.size());
-        }
+        let mut analysis = read_analysis(&shared, color, start);
         let scale = 1.0 / (sims.max(1) as f32 * unit as f32);
         analysis.ownership = own.into_iter().map(|v| v as f32 * scale).collect();
-        if shared.net.is_none() {
-            analysis.score_stdev = shared.scores.stdev();
-        }
-        if let Some(live) = &shared.live {
-            analysis.owned = live.owned();
-        }
-        moves_ownership(&shared, &mut analysis);
         self.tree = Some((tree, key));
         analysis
     }
@@ -381,6 +364,17 @@ pub struct Reporter<'a> {
 
 /// The analysis of a search still running.
 fn snapshot(shared: &Shared, color: Color, start: Instant) -> Analysis {
+    let mut a = read_analysis(shared, color, start);
+    if let Some(live) = &shared.live {
+        a.ownership = live.ownership();
+    }
+    a
+}
+
+/// The tree read as an analysis: the move to play first (with a network, by the lower
+/// confidence bound), the score's spread, and what live analysis keeps; the ownership is
+/// the caller's.
+fn read_analysis(shared: &Shared, color: Color, start: Instant) -> Analysis {
     let mut a = analyse(
         shared.tree,
         color,
@@ -393,7 +387,6 @@ fn snapshot(shared: &Shared, color: Color, start: Instant) -> Analysis {
         None => a.score_stdev = shared.scores.stdev(),
     }
     if let Some(live) = &shared.live {
-        a.ownership = live.ownership();
         a.owned = live.owned();
     }
     moves_ownership(shared, &mut a);
