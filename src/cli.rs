@@ -326,6 +326,16 @@ pub static KNOBS: &[Knob] = &[
         },
     },
     Knob {
+        key: "puct-count-ends",
+        help: "value a game ended by two passes in the tree by its count with the network's dead stones (1) or by the network (0)",
+        range: "0..=1",
+        get: |s| u8::from(s.search.puct.count_ends).to_string(),
+        set: |s, v| {
+            s.search.puct.count_ends = number_in(v, 0u8, 1)? == 1;
+            Ok(())
+        },
+    },
+    Knob {
         key: "puct-static-score",
         help: "weight of the score utility around 0",
         range: "0..=1",

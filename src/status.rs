@@ -12,6 +12,7 @@ use crate::nn::eval::Evaluator;
 use crate::nn::features::{self, Features, InputRules};
 use crate::nn::Model;
 use crate::playout::{self, PlayoutRng};
+use crate::score::Score;
 use crate::search::{Limits, PolicyKind, Search, SearchConfig, HAND_PRIOR_EXPAND_VISITS};
 
 /// A group is dead when its stones end up the opponent's this much on average (ownership
@@ -110,7 +111,7 @@ fn net_judgement(
 
 /// `game` with the passes that ended it taken back: a network shown two passes judges the
 /// stones as they stand, every one alive, as a game counted without removing dead stones.
-fn without_final_passes(game: &Game) -> Game {
+pub fn without_final_passes(game: &Game) -> Game {
     let mut game = game.clone();
     while matches!(game.moves().last(), Some((_, crate::board::Move::Pass))) {
         if !game.undo() {
@@ -131,9 +132,8 @@ pub fn net_ownership(
 ) -> (Vec<f32>, bool) {
     let game = &without_final_passes(game);
     let board = game.board();
-    let mut own = vec![0.0f32; NUM_CELLS];
     let Ok(mut eval) = Evaluator::new(model) else {
-        return (own, false);
+        return (vec![0.0f32; NUM_CELLS], false);
     };
     let rules = InputRules::from_rules(game.rules());
     let mut sum = vec![0.0f32; board.size() * board.size()];
@@ -147,16 +147,37 @@ pub fn net_ownership(
         }
         done += 1;
     }
+    if done > 0 {
+        for s in sum.iter_mut() {
+            *s /= done as f32;
+        }
+    }
+    (black_ownership(board, &sum), done == 8)
+}
+
+/// Black's ownership of every point (by point index) from a network's `white_ownership`
+/// (in its own layout), with Benson's pass-alive areas set to their owner.
+fn black_ownership(board: &Board, white_ownership: &[f32]) -> Vec<f32> {
+    let mut own = vec![0.0f32; NUM_CELLS];
     let certain = features::pass_alive(board, false);
     for p in board.points() {
         own[p.index()] = match certain[p.index()] {
             Some(Color::Black) => 1.0,
             Some(Color::White) => -1.0,
-            None if done > 0 => -sum[Features::pos(board.size(), p)] / done as f32,
-            None => 0.0,
+            None => -white_ownership[Features::pos(board.size(), p)],
         };
     }
-    (own, done == 8)
+    own
+}
+
+/// The count of `game` as it stands, with the dead stones judged as
+/// [`net_dead_stones`] does from one evaluation's `white_ownership` (of `game` without the
+/// passes that ended it).
+pub fn net_count(game: &Game, white_ownership: &[f32]) -> Score {
+    let board = game.board();
+    let own = black_ownership(board, white_ownership);
+    let dead = dead_from_ownership(board, &own, NET_DEAD_THRESHOLD);
+    game.score(&enclosed_dead(board, dead))
 }
 
 /// The playouts of a [`PositionKey`] that marks the network's judgement.

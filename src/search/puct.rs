@@ -9,12 +9,14 @@
 //! statistics, the visits counted on the way down (the virtual loss), tree reuse, the
 //! memory bound, the limits and the stop signal, the analysis.
 
+use std::cmp::Ordering;
 use std::sync::atomic::Ordering::Relaxed;
 
 use crate::board::{Color, Move};
 use crate::game::Game;
 use crate::nn::eval::{Evaluation, Evaluator};
 use crate::nn::features::Features;
+use crate::status;
 
 use super::analysis::{Analysis, Candidate};
 use super::shared::{NetRoot, Shared};
@@ -56,6 +58,11 @@ pub struct PuctConfig {
     /// [`LCB_MIN_SHARE`] of the most visited one's visits, the one whose utility less
     /// this many standard errors is highest.
     pub lcb_stdevs: f64,
+    /// How a game ended by two passes inside the tree is valued: `true`, by its count
+    /// with the dead stones the network sees when shown the position without those
+    /// passes (a win, a loss or a draw, and the exact lead); `false`, by the network shown
+    /// the two passes (which counts every stone as alive).
+    pub count_ends: bool,
 }
 
 /// The least share of the most visited move's visits a move needs to be chosen by its
@@ -76,6 +83,7 @@ impl Default for PuctConfig {
             score_utility: 0.15,
             static_score_utility: 0.05,
             lcb_stdevs: 5.0,
+            count_ends: false,
         }
     }
 }
@@ -153,11 +161,13 @@ pub(super) fn simulate(
     let mut passes = shared.root_passes;
     let mut mover = color.opponent();
     let mut expand = false;
+    let mut ended = false;
     loop {
         let n = tree.node(node);
         n.visits.fetch_add(1, Relaxed);
         path.push((node, mover));
         if passes >= 2 {
+            ended = cfg.count_ends;
             break;
         }
         if !n.is_expanded() {
@@ -184,6 +194,9 @@ pub(super) fn simulate(
         color = color.opponent();
         node = next;
     }
+    if ended {
+        nw.game = status::without_final_passes(&nw.game);
+    }
     let Some(e) = nw.eval.evaluate_until(&nw.game, net.rules, symmetry, stop) else {
         for &(id, _) in path.iter() {
             tree.node(id).visits.fetch_sub(1, Relaxed);
@@ -197,11 +210,23 @@ pub(super) fn simulate(
         let kids = children(&nw.game, &e, &|_| true);
         tree.expand(node, &kids);
     }
-    let white = e.white_win as f64 + 0.5 * e.no_result as f64;
-    let lead = -(e.white_lead as f64);
+    let (white, lead, variance) = if ended {
+        let margin = status::net_count(&nw.game, &e.white_ownership).margin();
+        let white = match margin.total_cmp(&0.0) {
+            Ordering::Less => 1.0,
+            Ordering::Equal => 0.5,
+            Ordering::Greater => 0.0,
+        };
+        (white, margin, 0.0)
+    } else {
+        let mean = e.white_score_mean as f64;
+        (
+            e.white_win as f64 + 0.5 * e.no_result as f64,
+            -(e.white_lead as f64),
+            (e.white_score_mean_sq as f64 - mean * mean).max(0.0),
+        )
+    };
     let lead_fixed = (lead * LEAD_UNIT).round() as i64;
-    let mean = e.white_score_mean as f64;
-    let variance = (e.white_score_mean_sq as f64 - mean * mean).max(0.0);
     let sq_fixed = ((variance + lead * lead) * SCORE_SQ_UNIT).round() as u64;
     for &(id, mover) in path.iter() {
         let v = if mover == Color::White {

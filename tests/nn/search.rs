@@ -187,3 +187,42 @@ fn a_seki_is_kept() {
         }
     }
 }
+
+/// The end of a 9x9 game against KataGo (`runs/katago9-1s-ftz-d6321b7`, game 37): White's
+/// group of 23 stones in the upper right is dead, and White has just passed. With
+/// `count_ends`, Black's pass (which ends the game in the tree) is valued by the count
+/// with the network's dead stones: a certain win, by exactly GNU Go's count, B+27.5.
+#[test]
+fn a_pass_that_ends_the_game_is_valued_by_the_count_with_dead_stones() {
+    let Some(path) = super::fixture(super::G170) else {
+        return;
+    };
+    let mut config = SearchConfig {
+        threads: 1,
+        seed: 5,
+        ..SearchConfig::default()
+    };
+    config.puct.count_ends = true;
+    let mut s = Search::new(config);
+    s.set_net(Some(Arc::new(Model::load(&path).unwrap())));
+    let g = game(
+        9,
+        &[
+            "E5", "F7", "G5", "D3", "F3", "C4", "D7", "G6", "H5", "D8", "C8", "E8", "B5", "F4",
+            "E4", "E3", "E6", "F2", "H7", "H6", "J6", "H8", "J8", "G7", "J7", "F5", "G3", "G4",
+            "H4", "F6", "G2", "H9", "C5", "B4", "H3", "C9", "B8", "E2", "E7", "F8", "G9", "J5",
+            "J4", "H1", "G1", "J2", "H2", "G8", "J1", "J9", "J5", "H1", "D9", "C7", "B7", "C6",
+            "B6", "F1", "J1", "D5", "J3", "D4", "D6", "A5", "A6", "A4", "B9", "C7", "C6", "pass",
+            "C9", "pass", "E9", "pass", "F9", "pass",
+        ],
+    );
+    let a = s.run(&g, Color::Black, &Limits::playouts(64));
+    let pass = a
+        .candidates
+        .iter()
+        .find(|c| c.mv == Move::Pass)
+        .expect("the pass is searched");
+    assert!(pass.visits > 0, "{:?}", &a.candidates[..3]);
+    assert_eq!(pass.winrate, 1.0, "{pass:?}");
+    assert!((pass.score_black - 27.5).abs() < 1e-6, "{pass:?}");
+}
