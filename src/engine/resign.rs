@@ -9,9 +9,10 @@ use crate::search::Analysis;
 const RESIGN_MOVES: u32 = 3;
 
 /// Root visits a win rate needs before it counts: the playouts' win rate is noisy below
-/// a few hundred; a network's is its value from the first evaluation on.
+/// a few hundred; a network's is its value from the first evaluation on, and a move at
+/// 2 s on 19x19 holds 20-40 visits on one thread.
 const PLAYOUT_VISITS: u32 = 500;
-const NET_VISITS: u32 = 50;
+const NET_VISITS: u32 = 16;
 
 /// With a network, also this far behind in its score lead, in points per board point
 /// (9x9: 4 points; 19x19: 18): on 9x9 at komi 7.5 the network gives Black 5-10% in an even
@@ -34,7 +35,7 @@ type StreakKey = (Option<u64>, usize, u64);
 
 impl ResignStreak {
     /// Counts the search `a` of `color`'s move in `game` against `threshold` (a win
-    /// rate, from 500 root visits; with a network from 50, and only when its score lead is
+    /// rate, from 500 root visits; with a network from 16, and only when its score lead is
     /// also [`NET_LEAD_PER_POINT`] a board point behind); whether `color` resigns.
     pub(super) fn count(
         &mut self,
@@ -122,7 +123,8 @@ mod tests {
             (&g9, White, 0.05, 6.0, 200, true, true),
             (&g9, White, 0.05, -6.0, 200, true, false),
             // Too few visits, or a win rate above the threshold.
-            (&g9, Black, 0.05, -6.0, 20, true, false),
+            (&g9, Black, 0.05, -6.0, 10, true, false),
+            (&g9, Black, 0.05, -6.0, 16, true, true),
             (&g9, Black, 0.2, -20.0, 200, true, false),
             // The playouts: the win rate from 500 visits, whatever the score says.
             (&g9, Black, 0.05, -0.5, 600, false, true),
