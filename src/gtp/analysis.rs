@@ -28,15 +28,6 @@ fn shown<'a>(a: &'a Analysis, args: &AnalyzeArgs) -> Vec<&'a Candidate> {
     out
 }
 
-/// A lower confidence bound of a win rate from `n` visits (normal approximation, 95%).
-fn lcb(winrate: f64, n: u32) -> f64 {
-    if n == 0 {
-        return 0.0;
-    }
-    let sd = (winrate * (1.0 - winrate) / n as f64).sqrt();
-    (winrate - 1.96 * sd).clamp(0.0, 1.0)
-}
-
 /// One update: every shown candidate as an `info` segment, `pv` last in each, then for
 /// `kata-analyze` with `ownership true` the `ownership` list (and `ownershipStdev`).
 pub fn info_line(a: &Analysis, args: &AnalyzeArgs, format: AnalyzeFormat, board: &Board) -> String {
@@ -55,7 +46,7 @@ pub fn info_line(a: &Analysis, args: &AnalyzeArgs, format: AnalyzeFormat, board:
         } else {
             c.prior_wins as f64 / prior_total
         };
-        let low = lcb(c.winrate, c.visits);
+        let low = c.lcb;
         let pv: Vec<String> = c.pv.iter().map(|&m| move_text(m)).collect();
         let mut seg = format!("info move {} visits {}", move_text(c.mv), c.visits);
         match format {

@@ -30,6 +30,10 @@ pub struct Candidate {
     /// With a network, the standard deviation of its win probabilities under the move
     /// (for the lower confidence bound); else 0.
     pub value_stdev: f64,
+    /// A lower confidence bound of `winrate`: with a network, the move choice's (the win
+    /// rate less `PuctConfig::lcb_stdevs` standard errors, which may fall below 0, as
+    /// KataGo's); else the 95% normal bound of a binomial. 0 for an unvisited move.
+    pub lcb: f64,
     /// Black's mean final ownership of every point (by point index) over this search's
     /// simulations through the move; filled only for live analysis that asks for it
     /// (`movesOwnership`), else empty.
@@ -129,6 +133,7 @@ pub(super) fn analyse(
                 },
                 score_stdev: if net { s.score_stdev() } else { 0.0 },
                 value_stdev: if net { s.value_stdev() } else { 0.0 },
+                lcb: binomial_lcb(ratio(s.wins, s.visits), s.visits),
                 ownership: Vec::new(),
                 pv,
                 pv_visits,
@@ -172,6 +177,15 @@ fn most_visited(tree: &Tree, id: NodeId) -> Option<NodeId> {
         .children()
         .filter(|&c| tree.node(c).visits.load(Relaxed) > 0)
         .max_by_key(|&c| tree.node(c).visits.load(Relaxed))
+}
+
+/// The 95% lower confidence bound of a win rate from `n` visits (normal approximation).
+fn binomial_lcb(winrate: f64, n: u32) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    let sd = (winrate * (1.0 - winrate) / n as f64).sqrt();
+    (winrate - 1.96 * sd).clamp(0.0, 1.0)
 }
 
 /// Half-point wins over visits, 0.5 for no visits.

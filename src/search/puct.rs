@@ -18,7 +18,7 @@ use crate::nn::eval::{Evaluation, Evaluator};
 use crate::nn::features::Features;
 use crate::status;
 
-use super::analysis::{Analysis, Candidate};
+use super::analysis::Analysis;
 use super::shared::{NetRoot, Shared};
 use super::tree::{NewChild, NodeId, Tree, LEAD_UNIT, ROOT, SCORE_SQ_UNIT, VALUE_UNIT};
 
@@ -267,24 +267,21 @@ fn utility(cfg: &PuctConfig, sign: f64, centre: f64, size: usize, lead_black: f6
         + cfg.static_score_utility * score_shape(lead / scale)
 }
 
-/// A candidate's lower confidence bound: its win rate plus score utility, less
-/// `cfg.lcb_stdevs` standard errors of its win rate.
-fn lower_bound(cfg: &PuctConfig, sign: f64, centre: f64, size: usize, c: &Candidate) -> f64 {
-    let n = c.visits as f64;
-    let sd = stdev_with_prior(n, c.value_stdev);
-    c.winrate + utility(cfg, sign, centre, size, c.score_black)
-        - cfg.lcb_stdevs * sd / n.max(1.0).sqrt()
-}
-
 /// The standard deviation of `n` values measured as `sd`, with [`VALUE_STDEV_PRIOR`].
 fn stdev_with_prior(n: f64, sd: f64) -> f64 {
     let (prior_sd, prior_n) = VALUE_STDEV_PRIOR;
     ((n * sd * sd + prior_n * prior_sd * prior_sd) / (n + prior_n)).sqrt()
 }
 
-/// Moves the candidate chosen by the lower confidence bound (if `cfg.lcb_stdevs` > 0)
-/// to the front of `a.candidates`, the rest staying by visits.
+/// Sets every candidate's lower confidence bound on its win rate (`cfg.lcb_stdevs`
+/// standard errors), and moves the candidate chosen by the lower confidence bound of its
+/// utility (if `cfg.lcb_stdevs` > 0) to the front of `a.candidates`, the rest staying by
+/// visits.
 pub(super) fn choose_by_lcb(a: &mut Analysis, cfg: &PuctConfig, centre: f64, size: usize) {
+    for c in a.candidates.iter_mut().filter(|c| c.visits > 0) {
+        let n = c.visits as f64;
+        c.lcb = c.winrate - cfg.lcb_stdevs * stdev_with_prior(n, c.value_stdev) / n.sqrt();
+    }
     let Some(most) = a.candidates.first().map(|c| c.visits) else {
         return;
     };
@@ -298,7 +295,7 @@ pub(super) fn choose_by_lcb(a: &mut Analysis, cfg: &PuctConfig, centre: f64, siz
         .iter()
         .enumerate()
         .filter(|(_, c)| c.visits as f64 >= least)
-        .map(|(i, c)| (i, lower_bound(cfg, sign, centre, size, c)))
+        .map(|(i, c)| (i, c.lcb + utility(cfg, sign, centre, size, c.score_black)))
         .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)));
     if let Some((i, _)) = best {
         let chosen = a.candidates.remove(i);
@@ -374,6 +371,7 @@ fn select(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::analysis::Candidate;
 
     fn candidate(mv: u16, visits: u32, winrate: f64, value_stdev: f64) -> Candidate {
         Candidate {
@@ -388,6 +386,7 @@ mod tests {
             score_black: 1.0,
             score_stdev: 3.0,
             value_stdev,
+            lcb: 0.0,
             ownership: Vec::new(),
             pv: Vec::new(),
             pv_visits: Vec::new(),
@@ -395,6 +394,13 @@ mod tests {
     }
 
     fn order(lcb_stdevs: f64, candidates: Vec<Candidate>) -> Vec<Move> {
+        chosen(lcb_stdevs, candidates)
+            .iter()
+            .map(|c| c.mv)
+            .collect()
+    }
+
+    fn chosen(lcb_stdevs: f64, candidates: Vec<Candidate>) -> Vec<Candidate> {
         let mut a = Analysis {
             color: Color::Black,
             candidates,
@@ -414,7 +420,21 @@ mod tests {
             ..PuctConfig::default()
         };
         choose_by_lcb(&mut a, &cfg, 0.0, 9);
-        a.candidates.iter().map(|c| c.mv).collect()
+        a.candidates
+    }
+
+    #[test]
+    fn each_candidate_shows_the_bound_the_choice_uses() {
+        // 100 values spread 0.2 (as the prior): 0.6 less 5 standard errors of 0.02.
+        let c = chosen(
+            5.0,
+            vec![candidate(11, 100, 0.6, 0.2), candidate(12, 0, 0.5, 0.0)],
+        );
+        assert!((c[0].lcb - 0.5).abs() < 1e-9, "{}", c[0].lcb);
+        assert_eq!(c[1].lcb, 0.0);
+        // Below 0 when the win rate is low and the visits few, as KataGo's.
+        let c = chosen(5.0, vec![candidate(11, 4, 0.1, 0.2)]);
+        assert!((c[0].lcb - (0.1 - 0.5)).abs() < 1e-9, "{}", c[0].lcb);
     }
 
     #[test]
