@@ -32,6 +32,7 @@
 
 pub mod board;
 pub mod cli;
+pub mod dead;
 pub mod engine;
 pub mod game;
 pub mod gtp;

@@ -13,10 +13,10 @@ use std::cmp::Ordering;
 use std::sync::atomic::Ordering::Relaxed;
 
 use crate::board::{Color, Move};
+use crate::dead;
 use crate::game::Game;
 use crate::nn::eval::{Evaluation, Evaluator};
 use crate::nn::features::Features;
-use crate::status;
 
 use super::analysis::Analysis;
 use super::shared::{NetRoot, Shared};
@@ -195,7 +195,7 @@ pub(super) fn simulate(
         node = next;
     }
     if ended {
-        nw.game = status::without_final_passes(&nw.game);
+        nw.game = dead::without_final_passes(&nw.game);
     }
     let Some(e) = nw.eval.evaluate_until(&nw.game, net.rules, symmetry, stop) else {
         for &(id, _) in path.iter() {
@@ -211,7 +211,7 @@ pub(super) fn simulate(
         tree.expand(node, &kids);
     }
     let (white, lead, variance) = if ended {
-        let margin = status::net_count(&nw.game, &e.white_ownership).margin();
+        let margin = dead::net_count(&nw.game, &e.white_ownership).margin();
         let white = match margin.total_cmp(&0.0) {
             Ordering::Less => 1.0,
             Ordering::Equal => 0.5,
