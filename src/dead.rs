@@ -38,14 +38,17 @@ pub fn black_ownership(board: &Board, white_ownership: &[f32]) -> Vec<f32> {
     own
 }
 
-/// The count of `game` as it stands, with the dead stones judged as
-/// [`net_dead_stones`] does from one evaluation's `white_ownership` (of `game` without the
-/// passes that ended it).
+/// The dead stones by a network's ownership for Black `own` (by point index): groups
+/// given to the opponent beyond [`NET_DEAD_THRESHOLD`], only inside the opponent's area.
+pub fn net_dead(board: &Board, own: &[f32]) -> Vec<Point> {
+    enclosed_dead(board, dead_from_ownership(board, own, NET_DEAD_THRESHOLD))
+}
+
+/// The count of `game` as it stands, with the dead stones [`net_dead`] finds in one
+/// evaluation's `white_ownership` (of `game` without the passes that ended it).
 pub fn net_count(game: &Game, white_ownership: &[f32]) -> Score {
     let board = game.board();
-    let own = black_ownership(board, white_ownership);
-    let dead = dead_from_ownership(board, &own, NET_DEAD_THRESHOLD);
-    game.score(&enclosed_dead(board, dead))
+    game.score(&net_dead(board, &black_ownership(board, white_ownership)))
 }
 
 /// The stones of the groups whose mean ownership (from their own colour's side) is below

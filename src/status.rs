@@ -7,9 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use crate::board::{Board, Color, Point, NUM_CELLS};
-pub use crate::dead::net_count;
 use crate::dead::{
-    black_ownership, dead_from_ownership, enclosed_dead, without_final_passes, NET_DEAD_THRESHOLD,
+    black_ownership, dead_from_ownership, enclosed_dead, net_dead, without_final_passes,
 };
 use crate::game::Game;
 use crate::nn::eval::Evaluator;
@@ -89,7 +88,7 @@ pub fn dead_stones(
 
 /// The dead stones of `game` by `model`'s ownership (the mean of its eight symmetries),
 /// sorted: groups whose stones the network gives to the opponent beyond
-/// [`NET_DEAD_THRESHOLD`] on average, Benson's pass-alive stones certainly alive and the
+/// [`crate::dead::NET_DEAD_THRESHOLD`] on average, Benson's pass-alive stones certainly alive and the
 /// stones inside the opponent's pass-alive area certainly dead, and only stones inside the
 /// opponent's area dead ([`enclosed_dead`]). The network sees the position as if the
 /// passes that ended the game had not been made.
@@ -104,8 +103,7 @@ fn net_judgement(
     stop: &(dyn Fn() -> bool + Sync),
 ) -> (Vec<Point>, bool) {
     let (own, complete) = net_ownership(game, model, stop);
-    let dead = dead_from_ownership(game.board(), &own, NET_DEAD_THRESHOLD);
-    (enclosed_dead(game.board(), dead), complete)
+    (net_dead(game.board(), &own), complete)
 }
 
 /// Black's ownership of every point (by point index, in [-1, 1]) by `model`, the mean of
