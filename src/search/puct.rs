@@ -346,8 +346,10 @@ fn select(
         c *= (1.0 + cfg.cpuct_stdev_scale * (sd / prior_sd - 1.0)).max(0.05);
     }
     let explore = c * (total.max(1) as f64).sqrt();
-    let mut best = None;
-    let mut best_value = f64::NEG_INFINITY;
+    // A child whose leaf another thread is evaluating is passed over while there is
+    // another: reaching it would evaluate the same position twice.
+    let mut best = (None, f64::NEG_INFINITY);
+    let mut busy = (None, f64::NEG_INFINITY);
     for c in tree.node(id).children() {
         let n = tree.node(c);
         if n.is_pruned() {
@@ -360,12 +362,16 @@ fn select(
             fpu
         };
         let value = q + explore * s.policy as f64 / (1.0 + s.visits as f64);
-        if value > best_value {
-            best_value = value;
-            best = Some(c);
+        let slot = if n.is_expanding() {
+            &mut busy
+        } else {
+            &mut best
+        };
+        if value > slot.1 {
+            *slot = (Some(c), value);
         }
     }
-    best
+    best.0.or(busy.0)
 }
 
 #[cfg(test)]
@@ -458,6 +464,34 @@ mod tests {
             candidate(12, 40, 0.70, 0.45),
         ];
         assert_eq!(order(5.0, wide), vec![p(11), p(12)]);
+    }
+
+    #[test]
+    fn a_leaf_another_thread_is_evaluating_is_passed_over_while_there_is_another() {
+        let p = |i| Move::Place(crate::board::Point(i));
+        let tree = Tree::new(100);
+        assert!(tree.try_claim(ROOT));
+        let kids = [(p(11), 0.7), (p(12), 0.2), (p(13), 0.1)].map(|(mv, policy)| NewChild {
+            mv,
+            prior_visits: 0,
+            prior_wins: 0,
+            policy,
+        });
+        assert!(tree.expand(ROOT, &kids));
+        let cfg = PuctConfig::default();
+        let pick =
+            || select(&tree, ROOT, &cfg, true, Color::Black, 0.0, 9).map(|c| tree.node(c).mv());
+        assert_eq!(pick(), Some(p(11)));
+        // Another thread claims the most likely move's leaf: the next one is taken.
+        let first = tree.child_by_move(ROOT, p(11)).unwrap();
+        assert!(tree.try_claim(first));
+        assert_eq!(pick(), Some(p(12)));
+        // Nothing else left: the busy one rather than none.
+        tree.node(tree.child_by_move(ROOT, p(12)).unwrap()).prune();
+        tree.node(tree.child_by_move(ROOT, p(13)).unwrap()).prune();
+        assert_eq!(pick(), Some(p(11)));
+        tree.abandon(first);
+        assert!(!tree.node(first).is_expanding());
     }
 
     #[test]

@@ -121,6 +121,12 @@ impl Node {
         self.state.load(Acquire) == EXPANDED
     }
 
+    /// Whether a thread has claimed the node's expansion and not yet made it (its leaf
+    /// is being evaluated).
+    pub fn is_expanding(&self) -> bool {
+        self.state.load(Relaxed) == EXPANDING
+    }
+
     pub fn is_pruned(&self) -> bool {
         self.flags.load(Relaxed) & 1 != 0
     }
