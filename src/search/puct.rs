@@ -7,7 +7,9 @@
 //!
 //! It shares everything else with the playout search: the arena, the lock-free
 //! statistics, the visits counted on the way down (the virtual loss), tree reuse, the
-//! memory bound, the limits and the stop signal, the analysis.
+//! memory bound, the limits and the stop signal, the analysis. A descent passes over a
+//! leaf another thread is evaluating, which the virtual loss alone does not prevent
+//! where the side to move is losing everywhere.
 
 use std::cmp::Ordering;
 use std::sync::atomic::Ordering::Relaxed;
