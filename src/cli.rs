@@ -452,38 +452,7 @@ impl EngineArgs {
     /// the environment that cannot be loaded is an error naming the file and the problem;
     /// a default file that cannot is said on stderr and play goes on without one.
     pub fn network(&self) -> Result<Option<Network>, String> {
-        let named = self.model.clone().or_else(|| {
-            std::env::var_os("TENGEN_MODEL")
-                .filter(|v| !v.is_empty())
-                .map(Into::into)
-        });
-        if let Some(path) = named {
-            if path.as_os_str() == "none" {
-                return Ok(None);
-            }
-            return load_network(&path).map(Some);
-        }
-        let Some(path) = crate::nn::default_model_path() else {
-            return Ok(None);
-        };
-        if !path.is_file() {
-            crate::log!(
-                1,
-                "no network at {}: the playout search plays (scripts/fetch-model.sh fetches one; --model FILE names another)",
-                path.display()
-            );
-            return Ok(None);
-        }
-        match load_network(&path) {
-            Ok(n) => Ok(Some(n)),
-            Err(e) => {
-                crate::log!(
-                    1,
-                    "default network not loaded ({e}): the playout search plays"
-                );
-                Ok(None)
-            }
-        }
+        resolve_network(self.model.clone())
     }
 
     /// The GTP session these options describe, with the network loaded from `--model`
@@ -577,6 +546,43 @@ pub fn parse_fraction(s: &str) -> Result<f64, String> {
 /// Equivalent visits of a prior: 0..=100,000.
 fn parse_prior_visits(s: &str) -> Result<u32, String> {
     number_in(s, 0, 100_000)
+}
+
+/// The network `model` names (else `$TENGEN_MODEL`, else the default file when present):
+/// what `--model` means for the engine and for `tengen review` (see [`EngineArgs::network`]).
+pub fn resolve_network(model: Option<std::path::PathBuf>) -> Result<Option<Network>, String> {
+    let named = model.or_else(|| {
+        std::env::var_os("TENGEN_MODEL")
+            .filter(|v| !v.is_empty())
+            .map(Into::into)
+    });
+    if let Some(path) = named {
+        if path.as_os_str() == "none" {
+            return Ok(None);
+        }
+        return load_network(&path).map(Some);
+    }
+    let Some(path) = crate::nn::default_model_path() else {
+        return Ok(None);
+    };
+    if !path.is_file() {
+        crate::log!(
+            1,
+            "no network at {}: the playout search plays (scripts/fetch-model.sh fetches one; --model FILE names another)",
+            path.display()
+        );
+        return Ok(None);
+    }
+    match load_network(&path) {
+        Ok(n) => Ok(Some(n)),
+        Err(e) => {
+            crate::log!(
+                1,
+                "default network not loaded ({e}): the playout search plays"
+            );
+            Ok(None)
+        }
+    }
 }
 
 /// The network in `path`, loaded and checked that the forward pass can run it, its name

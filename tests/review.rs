@@ -112,3 +112,49 @@ fn review_plot_format_follows_the_extension() {
     assert!(!pdf.exists() && !out2.exists(), "nothing written");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn review_refuses_a_file_in_a_missing_directory_before_reviewing() {
+    let dir = std::env::temp_dir().join(format!("tengen-review-dir-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (out, plot) = (dir.join("r.sgf"), dir.join("missing").join("r.svg"));
+    // 10 million visits would take hours: the refusal comes first.
+    let start = std::time::Instant::now();
+    let run = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args(["review", "tests/data/review-blunder.sgf"])
+        .args(["--visits", "10000000", "--threads", "1", "--out"])
+        .arg(&out)
+        .arg("--plot")
+        .arg(&plot)
+        .output()
+        .unwrap();
+    assert!(!run.status.success());
+    assert!(start.elapsed().as_secs() < 60);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("no directory"), "{err}");
+    assert!(!out.exists(), "nothing written");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn review_into_a_closed_pipe_is_not_a_failure() {
+    let dir = std::env::temp_dir().join(format!("tengen-review-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("r.sgf");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args(["review", "tests/data/review-blunder.sgf", "--visits", "50"])
+        .args(["--threads", "1", "--seed", "1", "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader goes away at once, as `| head -0` would.
+    drop(child.stdout.take());
+    let run = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.exists(), "the review is written");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -27,7 +27,8 @@ pub struct ReviewArgs {
     /// The game record (SGF); its main line is reviewed with the record's komi (KM; 7.5
     /// when it has none) and board size.
     pub file: PathBuf,
-    /// Playouts for each position (the default effort: 1,000).
+    /// Playouts (visits with a network) for each position (default: 1,000; 100 with a
+    /// network).
     #[arg(long, conflicts_with = "time_per_move",
           value_parser = |s: &str| crate::cli::number_in(s, 1u64, 1_000_000_000_000))]
     pub visits: Option<u64>,
@@ -49,7 +50,8 @@ pub struct ReviewArgs {
     #[arg(long, default_value_t = 3)]
     pub top: usize,
     /// A KataGo network (.bin.gz) to review with (PUCT search; its win rate and score
-    /// lead) instead of playouts.
+    /// lead) [default: $TENGEN_MODEL, else scripts/fetch-model.sh's file when present];
+    /// `none`: playouts.
     #[arg(long, value_name = "FILE")]
     pub model: Option<PathBuf>,
     /// Rules the positions are searched under: chinese or tromp-taylor.
@@ -97,6 +99,8 @@ pub struct Review {
     pub moves: Vec<(Color, Move)>,
     pub positions: Vec<Position>,
     pub judged: Vec<Mistake>,
+    /// The search each position had: "1000 playouts", "100 visits of NETWORK", "2 s".
+    pub effort: String,
 }
 
 /// Reads the record and builds its start position and main-line moves.
@@ -115,8 +119,17 @@ pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
     let (start, moves, info) = load(args)?;
     let settings = args.search.settings();
     let mut search = Search::new(settings.search.clone());
-    if let Some(path) = &args.model {
-        let net = crate::cli::load_network(path).map_err(anyhow::Error::msg)?;
+    let net = crate::cli::resolve_network(args.model.clone()).map_err(anyhow::Error::msg)?;
+    let visits = args
+        .visits
+        .unwrap_or(if net.is_some() { 100 } else { 1000 });
+    let effort = match (args.time_per_move, &net) {
+        (Some(s), None) => format!("{s} s"),
+        (Some(s), Some(n)) => format!("{s} s with {}", n.0.name),
+        (None, None) => format!("{visits} playouts"),
+        (None, Some(n)) => format!("{visits} visits of {}", n.0.name),
+    };
+    if let Some(net) = net {
         search.set_net(Some(net.0));
     }
     let bar = indicatif::ProgressBar::new(moves.len() as u64 + 1);
@@ -134,7 +147,7 @@ pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
         let color = game.to_move();
         let limits = match args.time_per_move {
             Some(s) => Limits::time(std::time::Duration::from_secs_f64(s.max(0.01))),
-            None => Limits::playouts(args.visits.unwrap_or(1000).max(1)),
+            None => Limits::playouts(visits.max(1)),
         };
         let a = search.run(&game, color, &limits);
         let black_winrate = if color == Color::Black {
@@ -190,6 +203,7 @@ pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
         moves,
         positions,
         judged,
+        effort,
     })
 }
 
@@ -385,13 +399,7 @@ pub fn graph(r: &Review, args: &ReviewArgs) -> plot::Graph {
     let mut sub = vec![format!("{size}x{size}, komi {}", r.start.komi())];
     sub.extend(info("EV"));
     sub.extend(info("DT"));
-    sub.push(match args.time_per_move {
-        Some(s) => format!("Tengen review at {s} s a position"),
-        None => format!(
-            "Tengen review at {} playouts a position",
-            args.visits.unwrap_or(1000)
-        ),
-    });
+    sub.push(format!("Tengen review at {} a position", r.effort));
     let mistakes = r
         .judged
         .iter()
@@ -414,7 +422,6 @@ pub fn graph(r: &Review, args: &ReviewArgs) -> plot::Graph {
 
 /// `tengen review`: analyses, writes the record (and graph), prints the summary.
 pub fn run(args: &ReviewArgs) -> anyhow::Result<()> {
-    let r = review(args)?;
     let out = args.out.clone().unwrap_or_else(|| {
         let stem = args
             .file
@@ -422,11 +429,29 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<()> {
             .map_or("game".into(), |s| s.to_string_lossy().into_owned());
         args.file.with_file_name(format!("{stem}-review.sgf"))
     });
+    // A file that cannot be written is said before the review's minutes, not after.
+    for path in std::iter::once(&out).chain(&args.plot) {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => std::path::Path::new("."),
+        };
+        if !dir.is_dir() {
+            anyhow::bail!(
+                "cannot write {}: no directory {}",
+                path.display(),
+                dir.display()
+            );
+        }
+    }
+    let r = review(args)?;
     std::fs::write(&out, write_sgf(&r, args.threshold))?;
     if let Some(plot) = &args.plot {
         plot::write(&graph(&r, args), plot)?;
     }
-    print!("{}", summary(&r, args));
-    println!("wrote {}", out.display());
-    Ok(())
+    let text = format!("{}wrote {}\n", summary(&r, args), out.display());
+    match std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes()) {
+        // A reader that stopped early (`| head`) is not a failure of the review.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
 }

@@ -373,3 +373,38 @@ fn kata_analyze_with_a_network_gives_each_move_its_score_spread_and_ownership() 
     );
     g.finish();
 }
+
+#[test]
+fn gogui_best_moves_with_a_network_count_evaluations_and_show_the_lead() {
+    let Some(net) = fixture(G170) else {
+        return;
+    };
+    let net = net.to_string_lossy().into_owned();
+    let mut e = Gtp::start(&[
+        "--threads",
+        "1",
+        "--seed",
+        "1",
+        "--visits",
+        "40",
+        "--model",
+        &net,
+    ]);
+    e.ask("boardsize 9");
+    e.ask("play B E5");
+    let (gfx, _) = e.ask("tengen-best_moves_gfx");
+    let text = gfx.lines().find(|l| l.starts_with("TEXT ")).expect(&gfx);
+    // "TEXT D5 43.1% (12 visits), lead -0.6, 40 evaluations": White's lead after E5.
+    assert!(text.ends_with(" evaluations"), "{text}");
+    let lead: f64 = text
+        .split("lead ")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((-15.0..15.0).contains(&lead), "{text}");
+    e.finish();
+}
