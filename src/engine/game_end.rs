@@ -124,12 +124,13 @@ impl<'a> EndView<'a> {
             .find(|&m| m != Move::Pass && self.legal(m))
     }
 
-    /// With a network, also far behind in its score lead ([`super::resign::far_behind`]):
-    /// its win rate for Black on 9x9 at komi 7.5 is under 10% in an even game.
+    /// With a network, also far behind in its score lead or surely lost
+    /// ([`super::resign::beyond_hope`]): its win rate for Black on 9x9 at komi 7.5 is
+    /// under 10% in an even game.
     fn lost_anyway(&self) -> bool {
         self.analysis.winrate < LOST
             && (!self.analysis.net
-                || super::resign::far_behind(self.game, self.color, self.analysis))
+                || super::resign::beyond_hope(self.game, self.color, self.analysis))
     }
 }
 

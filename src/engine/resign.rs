@@ -19,6 +19,11 @@ const NET_VISITS: u32 = 16;
 /// game that White wins by half a point, which is no reason to resign.
 const NET_LEAD_PER_POINT: f64 = 0.05;
 
+/// With a network, a win rate this low is lost whatever the margin: a game the network
+/// gives away by a point and a half, every point settled, is lost as surely as by forty
+/// (its "5-10% in an even game" is never this low).
+const NET_CERTAIN_LOSS: f64 = 0.01;
+
 /// Consecutive own moves (per colour) with a win rate below the resign threshold, in
 /// one game: a game that does not continue the one counted in (`clear_board`,
 /// `boardsize`, `loadsgf`, `undo`, set-up, another komi) starts the count afresh. Kept
@@ -75,7 +80,13 @@ fn lost(game: &Game, color: Color, a: &Analysis, threshold: f64) -> bool {
     if !a.net {
         return a.root_visits >= PLAYOUT_VISITS;
     }
-    a.root_visits >= NET_VISITS && far_behind(game, color, a)
+    a.root_visits >= NET_VISITS && beyond_hope(game, color, a)
+}
+
+/// With a network: far behind in points ([`far_behind`]), or so sure a loss that the
+/// margin does not matter ([`NET_CERTAIN_LOSS`]).
+pub(super) fn beyond_hope(game: &Game, color: Color, a: &Analysis) -> bool {
+    a.winrate < NET_CERTAIN_LOSS || far_behind(game, color, a)
 }
 
 /// Whether the network's score lead (the search's, `a`) puts `color` at least
@@ -119,6 +130,8 @@ mod tests {
         let cases = [
             // 9x9, komi 7.5: 5% for Black half a point behind is an even game, not a loss.
             (&g9, Black, 0.05, -0.5, 200, true, false),
+            (&g9, Black, 0.005, -1.5, 200, true, true),
+            (&g9, White, 0.005, 1.5, 10, true, false),
             (&g9, Black, 0.05, -6.0, 200, true, true),
             (&g9, White, 0.05, 6.0, 200, true, true),
             (&g9, White, 0.05, -6.0, 200, true, false),
