@@ -257,28 +257,22 @@ pub fn gogui_show(what: super::command::GoguiShow, a: &Analysis, board: &Board) 
                 }
                 // With a network each visit is one evaluation, and its score lead means
                 // something: the lead for the side to move goes beside the win rate.
-                out.push(if a.net {
-                    let lead = if a.color == Color::Black {
-                        top.score_black
-                    } else {
-                        -top.score_black
-                    };
-                    format!(
-                        "TEXT {} {:.1}% ({} visits), lead {lead:+.1}, {} evaluations",
-                        move_text(top.mv),
-                        100.0 * top.winrate,
-                        top.visits,
-                        a.playouts
+                let (lead, counted) = if a.net {
+                    let sign = if a.color == Color::Black { 1.0 } else { -1.0 };
+                    (
+                        format!(", lead {:+.1}", sign * top.score_black),
+                        "evaluations",
                     )
                 } else {
-                    format!(
-                        "TEXT {} {:.1}% ({} visits), {} playouts",
-                        move_text(top.mv),
-                        100.0 * top.winrate,
-                        top.visits,
-                        a.playouts
-                    )
-                });
+                    (String::new(), "playouts")
+                };
+                out.push(format!(
+                    "TEXT {} {:.1}% ({} visits){lead}, {} {counted}",
+                    move_text(top.mv),
+                    100.0 * top.winrate,
+                    top.visits,
+                    a.playouts
+                ));
             }
             out.join("\n")
         }
