@@ -336,6 +336,26 @@ pub static KNOBS: &[Knob] = &[
         },
     },
     Knob {
+        key: "puct-optimism",
+        help: "policy optimism inside the tree (KataGo's policyOptimism)",
+        range: "0..=1",
+        get: |s| s.search.puct.optimism.to_string(),
+        set: |s, v| {
+            s.search.puct.optimism = number_in(v, 0.0, 1.0)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "puct-root-optimism",
+        help: "policy optimism at the root (KataGo's rootPolicyOptimism)",
+        range: "0..=1",
+        get: |s| s.search.puct.root_optimism.to_string(),
+        set: |s, v| {
+            s.search.puct.root_optimism = number_in(v, 0.0, 1.0)?;
+            Ok(())
+        },
+    },
+    Knob {
         key: "puct-static-score",
         help: "weight of the score utility around 0",
         range: "0..=1",

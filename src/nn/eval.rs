@@ -6,6 +6,8 @@
 //! from White's point of view. Also the mean of the 8 symmetries, KataGo's policy
 //! optimism, and evaluations through a cache (`cache`).
 
+use std::sync::Mutex;
+
 use super::cache::{Cache, EvalKey};
 use super::features::{features, Features, InputRules};
 use super::forward::{Forward, ForwardError};
@@ -54,6 +56,15 @@ impl Evaluation {
 
 /// A cache of evaluations of one model ([`Evaluator::evaluate_cached`]).
 pub type EvalCache = Cache<Evaluation>;
+
+/// The symmetry in the key of [`Evaluator::evaluate_shared_until`]'s cache: any.
+const ANY_SYMMETRY: &str = "any";
+
+/// About the bytes one cached evaluation of a `size` board takes (its three per-point
+/// vectors, the rest and the map's own).
+pub fn cached_bytes(size: usize) -> usize {
+    size * size * (4 + 1 + 4) + 256
+}
 
 /// Which symmetries the network sees a position in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -182,6 +193,41 @@ impl<'m> Evaluator<'m> {
         let e = self.answer(&q);
         cache.insert(key, e.clone());
         e
+    }
+
+    /// One symmetry's evaluation with policy `optimism`, through a `cache` several
+    /// threads share whose key leaves the symmetry out: a position the network saw
+    /// before in any symmetry (a transposition, a game ended in the tree visited again)
+    /// costs no network run. `None` when `stop` answered true during a run.
+    pub fn evaluate_shared_until(
+        &mut self,
+        cache: &Mutex<EvalCache>,
+        game: &Game,
+        rules: InputRules,
+        symmetry: usize,
+        optimism: f32,
+        stop: &dyn Fn() -> bool,
+    ) -> Option<Evaluation> {
+        assert!(symmetry < 8, "symmetry {symmetry} is not in 0..8");
+        let q = self.query(game, rules, Symmetry::One(symmetry), optimism);
+        let key = EvalKey::new(
+            &q.features,
+            ANY_SYMMETRY,
+            q.pla,
+            q.optimism,
+            self.passing_hacks,
+        );
+        let lock = || {
+            cache
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        };
+        if let Some(e) = lock().get(key) {
+            return Some(e);
+        }
+        let e = self.run_until(&q, symmetry, stop)?;
+        lock().insert(key, e.clone());
+        Some(e)
     }
 
     /// The inputs and everything else one evaluation needs of the game.

@@ -10,7 +10,7 @@ pub mod forward;
 pub mod model;
 mod ops;
 
-pub use eval::{EvalCache, Evaluation, Evaluator, Symmetry};
+pub use eval::{cached_bytes, EvalCache, Evaluation, Evaluator, Symmetry};
 pub use model::{Model, ModelError};
 
 use std::path::PathBuf;

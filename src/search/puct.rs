@@ -65,6 +65,11 @@ pub struct PuctConfig {
     /// passes (a win, a loss or a draw, and the exact lead); `false`, by the network shown
     /// the two passes (which counts every stone as alive).
     pub count_ends: bool,
+    /// KataGo's policy optimism (0 to 1): how far the policy of a position inside the
+    /// tree, and of the root, moves towards the network's optimistic policy head (no
+    /// effect on a network without one).
+    pub optimism: f64,
+    pub root_optimism: f64,
 }
 
 /// The least share of the most visited move's visits a move needs to be chosen by its
@@ -86,6 +91,8 @@ impl Default for PuctConfig {
             static_score_utility: 0.05,
             lcb_stdevs: 5.0,
             count_ends: false,
+            optimism: 1.0,
+            root_optimism: 0.2,
         }
     }
 }
@@ -135,12 +142,42 @@ fn child(mv: Move, policy: f32) -> NewChild {
     }
 }
 
-/// The network's evaluation of the root for the analysis before any search: its lead
-/// for Black, and its children.
-pub(super) fn evaluate_root(net: &NetRoot, keep: &dyn Fn(Move) -> bool) -> (f64, Vec<NewChild>) {
+/// The network's evaluation of the root (in the first symmetry, with the root's policy
+/// optimism): its lead for Black, and its children.
+pub(super) fn evaluate_root(
+    net: &NetRoot,
+    cfg: &PuctConfig,
+    keep: &dyn Fn(Move) -> bool,
+) -> (f64, Vec<NewChild>) {
     let mut eval = Evaluator::new(net.model).expect("checked when the model was set");
-    let e = eval.evaluate(net.game, net.rules, 0);
+    let e = eval
+        .evaluate_shared_until(
+            net.cache,
+            net.game,
+            net.rules,
+            0,
+            cfg.root_optimism as f32,
+            &|| false,
+        )
+        .expect("an evaluation that is never stopped ends");
     (-(e.white_lead as f64), children(net.game, &e, keep))
+}
+
+/// Gives the children of a root kept from an earlier search (their policy seen from
+/// inside the tree) the root's policy.
+pub(super) fn reprior_root(tree: &Tree, net: &NetRoot, cfg: &PuctConfig) {
+    if cfg.root_optimism == cfg.optimism {
+        return;
+    }
+    let (_, kids) = evaluate_root(net, cfg, &|_| true);
+    for c in tree.node(ROOT).children() {
+        let n = tree.node(c);
+        let policy = kids
+            .iter()
+            .find(|k| k.mv == n.mv())
+            .map_or(0.0, |k| k.policy);
+        n.policy.store(policy.to_bits(), Relaxed);
+    }
 }
 
 /// One descent, evaluation and backup. Returns Black's lead at the leaf in half points
@@ -199,7 +236,14 @@ pub(super) fn simulate(
     if ended {
         nw.game = dead::without_final_passes(&nw.game);
     }
-    let Some(e) = nw.eval.evaluate_until(&nw.game, net.rules, symmetry, stop) else {
+    let Some(e) = nw.eval.evaluate_shared_until(
+        net.cache,
+        &nw.game,
+        net.rules,
+        symmetry,
+        cfg.optimism as f32,
+        stop,
+    ) else {
         for &(id, _) in path.iter() {
             tree.node(id).visits.fetch_sub(1, Relaxed);
         }

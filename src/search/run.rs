@@ -5,12 +5,12 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
 use std::time::{Duration, Instant};
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::board::{Color, Move, NUM_CELLS};
 use crate::game::Game;
 use crate::nn::features::InputRules;
-use crate::nn::Model;
+use crate::nn::{cached_bytes, EvalCache, Model};
 use crate::playout::PlayoutRng;
 
 use super::analysis::{analyse, Analysis};
@@ -41,12 +41,17 @@ fn root_key(game: &Game, color: Color) -> RootKey {
     }
 }
 
+/// The share of the tree's memory that holds a network's evaluations, one in this many.
+const NET_CACHE_SHARE: usize = 8;
+
 /// The search: keeps its tree between moves.
 pub struct Search {
     pub config: SearchConfig,
     tree: Option<(Tree, RootKey)>,
     /// The network that evaluates leaves (PUCT), or none (playouts, UCT with RAVE).
     net: Option<Arc<Model>>,
+    /// With a network, its evaluations for one board size, kept between searches.
+    cache: Option<(usize, Mutex<EvalCache>)>,
 }
 
 impl std::fmt::Debug for Search {
@@ -65,6 +70,7 @@ impl Search {
             config,
             tree: None,
             net: None,
+            cache: None,
         }
     }
 
@@ -72,6 +78,7 @@ impl Search {
     /// goes: its statistics are of the other kind.
     pub fn set_net(&mut self, net: Option<Arc<Model>>) {
         self.tree = None;
+        self.cache = None;
         self.net = net;
     }
 
@@ -178,7 +185,18 @@ impl Search {
     ) -> Analysis {
         let start = Instant::now();
         self.take_tree(game, color);
-        let capacity = Tree::capacity_for_bytes(super::tree_bytes(self.config.max_memory_mib));
+        // With a network, a share of the tree's memory holds evaluations.
+        let mut tree_bytes = super::tree_bytes(self.config.max_memory_mib);
+        if self.net.is_some() {
+            let cache_bytes = tree_bytes / NET_CACHE_SHARE;
+            tree_bytes -= cache_bytes;
+            let size = game.size();
+            if self.cache.as_ref().is_none_or(|(s, _)| *s != size) {
+                let entries = cache_bytes / cached_bytes(size);
+                self.cache = Some((size, Mutex::new(EvalCache::new(entries))));
+            }
+        }
+        let capacity = Tree::capacity_for_bytes(tree_bytes);
         let (tree, key) = match self.tree.take() {
             Some(t) if t.0.capacity() == capacity => t,
             _ => (Tree::new(capacity), root_key(game, color)),
@@ -209,25 +227,28 @@ impl Search {
             }
             g
         });
-        let mut net = match (&self.net, &net_game) {
-            (Some(model), Some(g)) => Some(NetRoot {
+        let mut net = match (&self.net, &net_game, &self.cache) {
+            (Some(model), Some(g), Some((_, cache))) => Some(NetRoot {
                 model,
                 game: g,
                 rules: InputRules::from_rules(game.rules()),
                 centre: tree.node(ROOT).stats().lead(),
+                cache,
             }),
             _ => None,
         };
         if !tree.node(ROOT).is_expanded() && tree.try_claim(ROOT) {
             let kids = match &mut net {
                 Some(net) => {
-                    let (lead, kids) = puct::evaluate_root(net, &legal);
+                    let (lead, kids) = puct::evaluate_root(net, &config.puct, &legal);
                     net.centre = lead;
                     kids
                 }
                 None => prior::children(&root_board, color, &history, &self.config.priors, &legal),
             };
             tree.expand(ROOT, &kids);
+        } else if let Some(net) = &net {
+            puct::reprior_root(&tree, net, &config.puct);
         }
         for c in tree.node(ROOT).children() {
             if legal(tree.node(c).mv()) {

@@ -3,11 +3,12 @@
 //! add to as they go. Used by the run (which builds it) and the walk (which reads it).
 
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering::*};
+use std::sync::Mutex;
 
 use crate::board::{Board, Color, Move, Point, NUM_CELLS};
 use crate::game::Game;
 use crate::nn::features::InputRules;
-use crate::nn::Model;
+use crate::nn::{EvalCache, Model};
 
 use super::tree::{NodeId, Tree, ROOT};
 use super::SearchConfig;
@@ -193,4 +194,6 @@ pub(super) struct NetRoot<'a> {
     pub(super) rules: InputRules,
     /// The network's lead for Black at the root: the score utility's centre.
     pub(super) centre: f64,
+    /// Evaluations kept between simulations, threads and searches.
+    pub(super) cache: &'a Mutex<EvalCache>,
 }

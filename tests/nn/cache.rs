@@ -140,3 +140,36 @@ fn optimism_moves_the_policy_of_a_network_with_an_optimistic_head() {
         assert_eq!(nan, plain);
     }
 }
+
+#[test]
+fn the_search_cache_answers_a_position_seen_in_any_symmetry() {
+    let Some(path) = fixture(TF_KV) else { return };
+    let model = Model::load(&path).unwrap();
+    let mut eval = Evaluator::new(&model).unwrap();
+    let cache = std::sync::Mutex::new(EvalCache::new(64));
+    let g = game(9, &["E5", "C4", "G3"]);
+    let mut look = |symmetry, optimism| {
+        eval.evaluate_shared_until(&cache, &g, RULES(), symmetry, optimism, &|| false)
+            .unwrap()
+    };
+    let first = look(2, 1.0);
+    // The network's own answer in that symmetry and optimism.
+    let mut fresh = Evaluator::new(&model).unwrap();
+    assert_eq!(
+        first,
+        fresh.evaluate_with(&g, RULES(), Symmetry::One(2), 1.0)
+    );
+    // Another symmetry: the same evaluation, from the cache.
+    assert_eq!(look(5, 1.0), first);
+    let s = cache.lock().unwrap().stats();
+    assert_eq!((s.hits, s.misses, s.entries), (1, 1, 1));
+    // Another optimism is another evaluation.
+    assert_ne!(look(5, 0.2).policy, first.policy);
+    assert_eq!(cache.lock().unwrap().stats().misses, 2);
+    // Stopped before the network ran: nothing, and nothing kept.
+    let other = game(9, &["E5", "C4"]);
+    assert!(eval
+        .evaluate_shared_until(&cache, &other, RULES(), 0, 1.0, &|| true)
+        .is_none());
+    assert_eq!(cache.lock().unwrap().stats().entries, 2);
+}

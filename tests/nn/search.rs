@@ -226,3 +226,33 @@ fn a_pass_that_ends_the_game_is_valued_by_the_count_with_dead_stones() {
     assert_eq!(pass.winrate, 1.0, "{pass:?}");
     assert!((pass.score_black - 27.5).abs() < 1e-6, "{pass:?}");
 }
+
+#[test]
+fn a_root_kept_from_the_last_search_has_the_root_policy() {
+    // A network with an optimistic policy head, whose policy inside the tree (optimism 1)
+    // differs from the root's (0.2).
+    let Some(mut kept) = search_with(super::TF_KV, 1, 3) else {
+        return;
+    };
+    let g = game(9, &["E5", "C4"]);
+    let first = kept.run(&g, Color::Black, &Limits::playouts(30));
+    let Move::Place(_) = first.best() else {
+        panic!("a pass at move 3");
+    };
+    let mut next = g.clone();
+    next.play(Color::Black, first.best()).unwrap();
+    let reused = kept.run(&next, Color::White, &Limits::playouts(1));
+    let mut fresh = search_with(super::TF_KV, 1, 3).unwrap();
+    let new = fresh.run(&next, Color::White, &Limits::playouts(1));
+    assert!(reused.root_visits > new.root_visits, "the tree was kept");
+    let priors = |a: &tengen::search::Analysis| {
+        let mut p: Vec<(String, u32)> = a
+            .candidates
+            .iter()
+            .map(|c| (format!("{:?}", c.mv), (c.prior * 1e6).round() as u32))
+            .collect();
+        p.sort();
+        p
+    };
+    assert_eq!(priors(&reused), priors(&new));
+}
