@@ -60,10 +60,11 @@ pub type EvalCache = Cache<Evaluation>;
 /// The symmetry in the key of [`Evaluator::evaluate_shared_until`]'s cache: any.
 const ANY_SYMMETRY: &str = "any";
 
-/// About the bytes one cached evaluation of a `size` board takes (its three per-point
-/// vectors, the rest and the map's own).
+/// About the bytes one cached evaluation of a `size` board takes, rounded up: its three
+/// per-point vectors (policy, legality, ownership) with their allocations' overhead, the
+/// rest of it, its key and the map's spare slots.
 pub fn cached_bytes(size: usize) -> usize {
-    size * size * (4 + 1 + 4) + 256
+    size * size * (4 + 1 + 4) + 512
 }
 
 /// Which symmetries the network sees a position in.

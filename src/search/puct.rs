@@ -84,7 +84,7 @@ impl Default for PuctConfig {
     fn default() -> PuctConfig {
         PuctConfig {
             cpuct: 0.6,
-            cpuct_stdev_scale: 0.0,
+            cpuct_stdev_scale: 0.85,
             fpu_reduction: 0.1,
             root_fpu_reduction: 0.05,
             score_utility: 0.15,
