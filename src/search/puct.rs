@@ -142,24 +142,28 @@ fn child(mv: Move, policy: f32) -> NewChild {
     }
 }
 
-/// The network's evaluation of the root (in the first symmetry, with the root's policy
-/// optimism): its lead for Black, and its children.
+/// The network's evaluation of the root, in the first symmetry and with the root's
+/// policy optimism.
+fn root_evaluation(net: &NetRoot, cfg: &PuctConfig) -> Evaluation {
+    let mut eval = Evaluator::new(net.model).expect("checked when the model was set");
+    eval.evaluate_shared_until(
+        net.cache,
+        net.game,
+        net.rules,
+        0,
+        cfg.root_optimism as f32,
+        &|| false,
+    )
+    .expect("an evaluation that is never stopped ends")
+}
+
+/// The root's evaluation ([`root_evaluation`]): its lead for Black, and its children.
 pub(super) fn evaluate_root(
     net: &NetRoot,
     cfg: &PuctConfig,
     keep: &dyn Fn(Move) -> bool,
 ) -> (f64, Vec<NewChild>) {
-    let mut eval = Evaluator::new(net.model).expect("checked when the model was set");
-    let e = eval
-        .evaluate_shared_until(
-            net.cache,
-            net.game,
-            net.rules,
-            0,
-            cfg.root_optimism as f32,
-            &|| false,
-        )
-        .expect("an evaluation that is never stopped ends");
+    let e = root_evaluation(net, cfg);
     (-(e.white_lead as f64), children(net.game, &e, keep))
 }
 
@@ -169,13 +173,13 @@ pub(super) fn reprior_root(tree: &Tree, net: &NetRoot, cfg: &PuctConfig) {
     if cfg.root_optimism == cfg.optimism {
         return;
     }
-    let (_, kids) = evaluate_root(net, cfg, &|_| true);
+    let e = root_evaluation(net, cfg);
     for c in tree.node(ROOT).children() {
         let n = tree.node(c);
-        let policy = kids
-            .iter()
-            .find(|k| k.mv == n.mv())
-            .map_or(0.0, |k| k.policy);
+        let policy = match n.mv() {
+            Move::Pass => e.pass,
+            Move::Place(p) => e.policy_at(p).unwrap_or(0.0),
+        };
         n.policy.store(policy.to_bits(), Relaxed);
     }
 }
