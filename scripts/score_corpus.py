@@ -159,6 +159,18 @@ def build(args):
                                                   os.path.relpath(LIST, ROOT)))
 
 
+# Records whose counted result (and GNU Go's count) the board contradicts: a group counted
+# dead that cannot be taken. Read move by move for issue 42; `tengen -v 2` logs the reading.
+WRONG_RESULTS = {
+    "../shared/corpora/gnugo-regression/games/mertin13x13/GNHT1.sgf":
+        "White's L1-M4 group has liberties N1 and N3 only, both suicide for Black, and "
+        "White N3 takes N4: alive, not dead as RE B+5.5 counts it",
+    "../shared/corpora/gnugo-regression/games/nngs/gnugo-3.1.18-gopriest-200201072104.sgf":
+        "White's A6-D13 group has the eye A7 and takes Black's A10-A12 (liberties A13 and "
+        "B10, both White's to fill): alive, not dead as RE B+6.5 counts it",
+}
+
+
 def check(args):
     rows = []
     with open(LIST) as f:
@@ -166,6 +178,9 @@ def check(args):
             if line.startswith("#") or not line.strip():
                 continue
             rel, re_, _ = line.rstrip("\n").split("\t")
+            if rel in WRONG_RESULTS:
+                print("left out: %s (%s)" % (rel, WRONG_RESULTS[rel]))
+                continue
             rows.append((rel, re_))
     argv = [args.engine] + args.engine_args
     tengen = Gtp(argv)

@@ -37,6 +37,7 @@ pub mod engine;
 pub mod game;
 pub mod gtp;
 pub mod handicap;
+pub mod life;
 pub mod limits;
 pub mod log;
 pub mod nn;

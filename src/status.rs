@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use crate::board::{Board, Color, Point, NUM_CELLS};
 use crate::dead::{
-    black_ownership, dead_from_ownership, enclosed_dead, net_dead, without_final_passes,
+    black_ownership, dead_from_ownership, enclosed_dead, net_dead, read_alive, without_final_passes,
 };
 use crate::game::Game;
 use crate::nn::eval::Evaluator;
@@ -61,7 +61,8 @@ pub fn position_key(game: &Game, playouts: usize) -> PositionKey {
 /// average beyond [`DEAD_THRESHOLD`]. Stones of a seki end up nobody's (ownership near
 /// 0) and stay on the board; the count then gives their shared liberties to nobody.
 /// Chains that a sacrifice kills ([`killed_by_sacrifice`]) are dead, their killers not;
-/// only stones inside the opponent's area stay dead ([`enclosed_dead`]).
+/// only stones inside the opponent's area stay dead ([`enclosed_dead`]), and none that
+/// the board reads alive ([`read_alive`]: a seki).
 pub fn dead_stones(
     game: &Game,
     config: &SearchConfig,
@@ -83,7 +84,7 @@ pub fn dead_stones(
         dead.sort_unstable();
         dead.dedup();
     }
-    enclosed_dead(board, dead)
+    read_alive(board, &own, enclosed_dead(board, dead))
 }
 
 /// The dead stones of `game` by `model`'s ownership (the mean of its eight symmetries),

@@ -26,6 +26,7 @@ mod patterns;
 mod positions;
 mod review;
 mod search;
+mod seki;
 mod start_up;
 mod state_safety;
 mod status_interrupt;

@@ -13,8 +13,8 @@ const TOOLS: &[&str] = &["tools", "cli"];
 
 /// Modules below the GTP front end: none of them may name `gtp`, `cli`, `clap` or `nom`.
 const BELOW_GTP: &[&str] = &[
-    "board", "rules", "game", "score", "dead", "sgf", "record", "notation", "limits", "log",
-    "handicap", "time", "status", "playout", "policy", "nn", "search",
+    "board", "rules", "game", "score", "dead", "life", "sgf", "record", "notation", "limits",
+    "log", "handicap", "time", "status", "playout", "policy", "nn", "search",
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

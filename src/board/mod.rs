@@ -420,6 +420,18 @@ impl Board {
         self.ko_point = 0;
     }
 
+    /// Sets the ko point as [`Board::ko`] gave it (to take back a [`Board::pass`]).
+    #[inline]
+    pub fn set_ko(&mut self, ko: Option<(Point, Color)>) {
+        match ko {
+            Some((p, c)) => {
+                self.ko_point = p.0;
+                self.ko_color = c;
+            }
+            None => self.ko_point = 0,
+        }
+    }
+
     /// Plays a [`Move`] if legal.
     pub fn play_move(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
         match mv {

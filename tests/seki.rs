@@ -1,0 +1,146 @@
+//! Counts of finished positions with seki (issue 42): GNU Go's seki regression games
+//! played out by KataGo (`tests/data/seki_positions.tsv`, made by
+//! `scripts/make_seki_positions.py`), each counted by Tengen's playout judge and network
+//! judge as KataGo counts it. The seki positions are read from `../shared/corpora`; a
+//! test that finds them (or the network it needs) absent says so and passes.
+//!
+//! `cargo test --release --test integration seki::`
+
+use std::path::{Path, PathBuf};
+
+use crate::common::gtp::run_once;
+
+/// One position: the corpus file, whether KataGo took the dead stones off before passing
+/// (its count is then exact), the moves after the set-up, KataGo's dead stones and count.
+struct Row {
+    source: String,
+    cleanup: bool,
+    moves: Vec<String>,
+    dead: Vec<String>,
+    score: String,
+}
+
+fn corpora() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("skipped: no ../shared/corpora beside the crate");
+        None
+    }
+}
+
+fn rows() -> Vec<Row> {
+    let text = include_str!("data/seki_positions.tsv");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("source\t"))
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f.len(), 5, "{l}");
+            let moves: Vec<&str> = f[2].split_whitespace().collect();
+            Row {
+                source: f[0].to_string(),
+                cleanup: f[1] == "1",
+                moves: moves
+                    .chunks(2)
+                    .map(|m| format!("{} {}", m[0], m[1]))
+                    .collect(),
+                dead: f[3].split_whitespace().map(str::to_string).collect(),
+                score: f[4].to_string(),
+            }
+        })
+        .collect()
+}
+
+/// Every row's `final_status_list dead` and `final_score` from one engine with `args`.
+fn judge(corpora: &Path, rows: &[&Row], args: &[&str]) -> Vec<(Vec<String>, String)> {
+    let mut input = String::new();
+    for r in rows {
+        input += &format!("loadsgf {}\nkomi 7.5\n", corpora.join(&r.source).display());
+        for m in &r.moves {
+            input += &format!("play {m}\n");
+        }
+        input += "final_status_list dead\nfinal_score\n";
+    }
+    let (out, err) = run_once(args, &input);
+    let answers: Vec<&str> = out.split("\n\n").filter(|a| !a.is_empty()).collect();
+    let mut at = 0;
+    rows.iter()
+        .map(|r| {
+            at += 2 + r.moves.len();
+            let dead = answers[at].trim_start_matches('=').split_whitespace();
+            let score = answers[at + 1].trim_start_matches('=').trim();
+            assert!(
+                answers[at].starts_with('='),
+                "{}: {}\n{err}",
+                r.source,
+                answers[at]
+            );
+            at += 2;
+            (dead.map(str::to_string).collect(), score.to_string())
+        })
+        .collect()
+}
+
+/// Rows where the judge's count differs from KataGo's (and, for positions KataGo left
+/// with dead stones, where its dead stones differ), as lines to print.
+fn disagreements(rows: &[&Row], args: &[&str]) -> Vec<String> {
+    let Some(corpora) = corpora() else {
+        return Vec::new();
+    };
+    let got = judge(&corpora, rows, args);
+    let mut bad = Vec::new();
+    for (r, (dead, score)) in rows.iter().zip(got) {
+        let mut want_dead = r.dead.clone();
+        want_dead.sort();
+        let mut dead_sorted = dead.clone();
+        dead_sorted.sort();
+        if score != r.score || (!r.cleanup && dead_sorted != want_dead) {
+            bad.push(format!(
+                "{}: {score} dead [{}], KataGo {} dead [{}]",
+                r.source,
+                dead.join(" "),
+                r.score,
+                r.dead.join(" ")
+            ));
+        }
+    }
+    bad
+}
+
+#[test]
+fn the_playout_judge_counts_every_seki_position_as_katago() {
+    let rows = rows();
+    let all: Vec<&Row> = rows.iter().collect();
+    assert!(all.len() >= 40);
+    let bad = disagreements(&all, &["--model", "none", "--threads", "1", "--seed", "1"]);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn the_network_judge_counts_every_seki_position_as_katago() {
+    let rows = rows();
+    let all: Vec<&Row> = rows.iter().collect();
+    let Some(model) = tengen::nn::default_model_path().filter(|p| p.is_file()) else {
+        eprintln!("skipped: no network to play with (scripts/fetch-model.sh installs it)");
+        return;
+    };
+    let model = model.to_string_lossy().into_owned();
+    let bad = disagreements(&all, &["--model", &model, "--threads", "1"]);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn the_fixture_networks_judge_counts_the_finished_seki_positions_as_katago() {
+    // The small fixture network (g170 b6c96): the positions KataGo finished by taking
+    // every dead stone off, so that every stone left is alive or in seki.
+    let rows = rows();
+    let finished: Vec<&Row> = rows.iter().filter(|r| r.cleanup).collect();
+    assert!(finished.len() >= 20);
+    let Some(model) = crate::nn::fixture(crate::nn::G170) else {
+        return;
+    };
+    let model = model.to_string_lossy().into_owned();
+    let bad = disagreements(&finished, &["--model", &model, "--threads", "1"]);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
