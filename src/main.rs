@@ -159,6 +159,11 @@ fn refuse_ignored(matches: &ArgMatches) {
 }
 
 fn main() -> anyhow::Result<()> {
+    // KataGo's analysis engine, with KataGo's command-line shape (`-model M -config C`).
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("analysis") {
+        return tools::analysis::main(&args[2..]);
+    }
     let knobs = tengen::cli::knobs_help();
     let matches = Cli::command()
         .after_help(format!("{knobs}\n{MODES}"))

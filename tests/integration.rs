@@ -8,6 +8,7 @@
 mod common;
 
 mod analysis;
+mod analysis_engine;
 mod board_diff;
 mod cli_options;
 mod counting;

@@ -1,6 +1,7 @@
 //! The tools: one module per `tengen` subcommand (and the fuzz targets). They use the
 //! library; the library never uses them.
 
+pub mod analysis;
 pub mod bench;
 pub mod fuzz;
 pub mod matches;
