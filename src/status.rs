@@ -74,7 +74,13 @@ pub fn dead_stones(
         return Vec::new();
     }
     let own = search_ownership(game, config, playouts, stop);
-    let mut dead = dead_from_ownership(board, &own, DEAD_THRESHOLD);
+    // The board's reading first (a seki stays), then the sacrifices that kill, which it
+    // leaves to ko threats it does not see (a bent four in the corner).
+    let mut dead = read_alive(
+        board,
+        &own,
+        enclosed_dead(board, dead_from_ownership(board, &own, DEAD_THRESHOLD)),
+    );
     let killed = killed_by_sacrifice(board);
     if !killed.is_empty() {
         // The chains that kill keep their stones; the killed ones are dead.
@@ -84,7 +90,7 @@ pub fn dead_stones(
         dead.sort_unstable();
         dead.dedup();
     }
-    read_alive(board, &own, enclosed_dead(board, dead))
+    enclosed_dead(board, dead)
 }
 
 /// The dead stones of `game` by `model`'s ownership (the mean of its eight symmetries),
