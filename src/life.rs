@@ -9,7 +9,8 @@
 
 use std::collections::HashMap;
 
-use crate::board::{Board, Color, IllegalMove, Point, NUM_CELLS};
+use crate::board::{Board, Cell, Color, IllegalMove, Point, NUM_CELLS};
+use crate::playout::end_owner;
 
 /// Most empty points a fight may have between its chains: beyond, nothing is read.
 pub const MAX_EMPTY: usize = 12;
@@ -91,9 +92,6 @@ pub fn read(
         if !joined {
             break;
         }
-    }
-    if fight.region.len() > MAX_EMPTY || fight.stones > MAX_STONES {
-        return None;
     }
     let Fight { region, weak, .. } = fight;
     // The points play can change: the empty ones and the stones of the chains read.
@@ -324,9 +322,9 @@ impl<'a> Reader<'a> {
     /// one's own eye takes a liberty from oneself and nothing from the opponent.
     fn own_eye(&self, color: Color, p: Point) -> bool {
         self.board.get(p).is_none()
-            && p.neighbors()
-                .iter()
-                .all(|&n| !self.board.on_board(n) || self.board.get(n) == Some(color))
+            && self.board.neighbor_count(p, Cell::from(color))
+                + self.board.neighbor_count(p, Cell::Border)
+                == 4
     }
 
     /// The outcome of the position as it stands, play over.
@@ -342,36 +340,13 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The area of the fight's points, counted as a playout's end counts a point.
     fn score(&self) -> i32 {
-        let mut s = 0;
-        for &p in self.points {
-            let owner = match self.board.get(p) {
-                Some(c) => Some(c),
-                None => {
-                    let mut seen: Option<Color> = None;
-                    let mut mixed = false;
-                    for n in p.neighbors() {
-                        if let Some(c) = self.board.get(n) {
-                            if seen.is_some_and(|s| s != c) {
-                                mixed = true;
-                            }
-                            seen = Some(c);
-                        }
-                    }
-                    if mixed {
-                        None
-                    } else {
-                        seen
-                    }
-                }
-            };
-            match owner {
-                Some(c) if c == self.color => s += 1,
-                Some(_) => s -= 1,
-                None => {}
-            }
-        }
-        s
+        let sign = if self.color == Color::Black { 1 } else { -1 };
+        self.points
+            .iter()
+            .map(|&p| sign * end_owner(&self.board, p))
+            .sum()
     }
 }
 

@@ -16,6 +16,7 @@ use crate::gtp::GtpMove;
 use crate::nn::eval::Evaluator;
 use crate::nn::features::InputRules;
 use crate::nn::Model;
+use crate::notation::{color_letter, move_text};
 use crate::rules::Rules;
 use crate::search::{Analysis, Limits, Search};
 
@@ -537,7 +538,7 @@ impl Server {
                     out.push(error(
                         id,
                         Some("moves"),
-                        format!("illegal move {} at turn {turn}: {e}", move_name(m)),
+                        format!("illegal move {} at turn {turn}: {e}", move_text(m)),
                     ));
                     break;
                 }
@@ -579,7 +580,7 @@ impl Server {
             .enumerate()
             .map(|(order, c)| {
                 let mut m = json!({
-                    "move": move_name(c.mv),
+                    "move": move_text(c.mv),
                     "visits": c.visits,
                     "edgeVisits": c.visits,
                     "winrate": wr(c.winrate),
@@ -592,7 +593,7 @@ impl Server {
                     "utility": 2.0 * wr(c.winrate) - 1.0,
                     "utilityLcb": 2.0 * wr(c.lcb) - 1.0,
                     "order": order,
-                    "pv": c.pv.iter().map(|&m| move_name(m)).collect::<Vec<_>>(),
+                    "pv": c.pv.iter().map(|&m| move_text(m)).collect::<Vec<_>>(),
                 });
                 if pv_visits {
                     m["pvVisits"] = json!(c.pv_visits);
@@ -612,7 +613,7 @@ impl Server {
                 "scoreStdev": a.score_stdev,
                 "utility": 2.0 * wr(a.winrate) - 1.0,
                 "visits": a.root_visits,
-                "currentPlayer": if mover == Color::Black { "B" } else { "W" },
+                "currentPlayer": color_letter(mover).to_string(),
             },
         });
         let size = game.size();
@@ -646,15 +647,5 @@ impl Server {
             }
         }
         r
-    }
-}
-
-fn move_name(m: Move) -> String {
-    match m {
-        Move::Pass => "pass".into(),
-        Move::Place(p) => {
-            let (c, r) = p.coord();
-            format!("{}{}", crate::notation::column_letter(c), r + 1)
-        }
     }
 }
