@@ -82,6 +82,11 @@ impl Search {
         self.net = net;
     }
 
+    /// Searches on `threads` threads from the next search on (at least one).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.config.threads = threads.max(1);
+    }
+
     pub fn net(&self) -> Option<&Arc<Model>> {
         self.net.as_ref()
     }
