@@ -4,9 +4,12 @@
 //! preferred move and its main variation as an SGF variation where a move lost much, a
 //! summary of each side's biggest mistakes on stdout, and with `--plot` a graph of the
 //! win rate and score lead with the mistakes marked (drawn by `plot.rs`, SVG or PNG).
+//! The positions are searched by the analysis pool (`analysis/pool.rs`), as many at a time
+//! as there are threads, as `tengen analysis` searches them.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use clap::Args;
 
@@ -16,9 +19,10 @@ use crate::game::Game;
 use crate::notation::move_text;
 use crate::record::{game_from_record, record_of};
 use crate::rules::Rules;
-use crate::search::{Analysis, Limits, Search};
+use crate::search::Analysis;
 use crate::sgf::{self, SgfMove, SgfNode, SgfPoint};
 
+use super::analysis::pool::{self, MoveFilter, Outcome, Pool, PoolSize, Request, Sink};
 use super::plot;
 
 /// Options of `tengen review`.
@@ -118,7 +122,6 @@ fn load(args: &ReviewArgs) -> anyhow::Result<(Game, Vec<(Color, Move)>, Vec<(Str
 pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
     let (start, moves, info) = load(args)?;
     let settings = args.search.settings();
-    let mut search = Search::new(settings.search.clone());
     let net = crate::cli::resolve_network(args.model.clone()).map_err(anyhow::Error::msg)?;
     let visits = args
         .visits
@@ -129,9 +132,7 @@ pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
         (None, None) => format!("{visits} playouts"),
         (None, Some(n)) => format!("{visits} visits of {}", n.0.name),
     };
-    if let Some(net) = net {
-        search.set_net(Some(net.0));
-    }
+    let model = net.map(|n| n.0);
     let bar = indicatif::ProgressBar::new(moves.len() as u64 + 1);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
@@ -141,16 +142,67 @@ pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
         .progress_chars("=> "),
     );
     bar.set_prefix("review");
-    let mut game = start.clone();
+    // Every position through the analysis pool, as `tengen analysis` searches them:
+    // as many at a time as there are threads.
+    let found: Arc<Mutex<Vec<Option<Analysis>>>> =
+        Arc::new(Mutex::new(vec![None; moves.len() + 1]));
+    let threads = settings.search.threads.max(1);
+    let pool = Pool::new(
+        &settings.search,
+        model,
+        PoolSize {
+            workers: threads,
+            threads_per_search: None,
+            cores: threads,
+        },
+    );
+    let position = Arc::new(pool::Position {
+        start: start.clone(),
+        moves: moves.clone(),
+        on_drop: None,
+    });
+    let no_filter = Arc::new(MoveFilter::default());
+    for turn in 0..=moves.len() {
+        let (found, bar) = (found.clone(), bar.clone());
+        let sink: Sink = Arc::new(move |o: Outcome<'_>| {
+            if let Outcome::Final(a, _) = o {
+                if let Some(slot) = found
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_mut(turn)
+                {
+                    *slot = Some(a.clone());
+                }
+                bar.inc(1);
+            }
+        });
+        pool.submit(Request {
+            position: position.clone(),
+            turn,
+            // The earlier positions first, so the bar moves through the game.
+            priority: -(turn as i64),
+            visits: if args.time_per_move.is_some() {
+                crate::tools::analysis::MAX_VISITS
+            } else {
+                visits.max(1)
+            },
+            time: args
+                .time_per_move
+                .map(|s| std::time::Duration::from_secs_f64(s.max(0.01))),
+            report_every: None,
+            moves_ownership: false,
+            policy: false,
+            filter: no_filter.clone(),
+            status: Arc::new(pool::Status::default()),
+            sink,
+        });
+    }
+    pool.finish();
+    let found = std::mem::take(&mut *found.lock().unwrap_or_else(|e| e.into_inner()));
     let mut positions = Vec::with_capacity(moves.len() + 1);
-    for k in 0..=moves.len() {
-        let color = game.to_move();
-        let limits = match args.time_per_move {
-            Some(s) => Limits::time(std::time::Duration::from_secs_f64(s.max(0.01))),
-            None => Limits::playouts(visits.max(1)),
-        };
-        let a = search.run(&game, color, &limits);
-        let black_winrate = if color == Color::Black {
+    for (turn, a) in found.into_iter().enumerate() {
+        let a = a.ok_or_else(|| anyhow::anyhow!("position {turn} could not be searched"))?;
+        let black_winrate = if a.color == Color::Black {
             a.winrate
         } else {
             1.0 - a.winrate
@@ -160,11 +212,6 @@ pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
             black_lead: a.score_black,
             analysis: a,
         });
-        bar.inc(1);
-        if let Some(&(c, mv)) = moves.get(k) {
-            game.play_record(c, mv)
-                .map_err(|e| anyhow::anyhow!("move {}: {e}", k + 1))?;
-        }
     }
     bar.finish_and_clear();
     let judged = moves
