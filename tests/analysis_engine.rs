@@ -447,3 +447,68 @@ fn hostile_lines_leave_memory_flat_and_the_engine_answering() {
     drop(stdin);
     let _ = child.wait();
 }
+
+#[test]
+fn katrains_own_queries_are_all_answered_as_katrain_reads_them() {
+    // The 260 lines KaTrain 1.20.0 sent in a full run of scripts/katrain_check.py (a 9x9
+    // and a 19x19 game node by node, alternatives, region of interest, an illegal sweep,
+    // pondering and terminate), replayed on the playouts.
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/katrain_queries.jsonl");
+    let input = std::fs::read_to_string(path).unwrap();
+    let queries: Vec<Value> = input
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let r = lines(&input);
+    let terminated: Vec<&Value> = queries
+        .iter()
+        .filter(|q| q["action"] == "terminate")
+        .map(|q| &q["terminateId"])
+        .collect();
+    for q in queries.iter().filter(|q| q.get("action").is_none()) {
+        let id = &q["id"];
+        let size = q["boardXSize"].as_u64().unwrap() as usize;
+        let errors: Vec<&Value> = r
+            .iter()
+            .filter(|v| v["id"] == *id && v.get("error").is_some())
+            .collect();
+        if let Some(e) = errors.first() {
+            // KaTrain tolerates exactly this one: a move tried on an occupied point.
+            assert!(
+                e["error"].as_str().unwrap().starts_with("Illegal move"),
+                "{e}"
+            );
+            continue;
+        }
+        let finals: Vec<&Value> = r
+            .iter()
+            .filter(|v| v["id"] == *id && v["isDuringSearch"] == false)
+            .collect();
+        assert_eq!(finals.len(), 1, "{id}: {finals:?}");
+        let f = finals[0];
+        if f.get("noResults").is_some() {
+            assert!(terminated.contains(&id), "{id} without results");
+            continue;
+        }
+        let visits = f["rootInfo"]["visits"].as_u64().unwrap();
+        assert!(
+            visits <= q["maxVisits"].as_u64().unwrap() + 4,
+            "{id}: {visits} visits"
+        );
+        let asked = |k: &str| q[k] == true;
+        if asked("includeOwnership") {
+            assert_eq!(f["ownership"].as_array().map(Vec::len), Some(size * size));
+        }
+        if asked("includePolicy") {
+            assert_eq!(f["policy"].as_array().map(Vec::len), Some(size * size + 1));
+        }
+        for m in f["moveInfos"].as_array().unwrap() {
+            if asked("includeMovesOwnership") {
+                let own = m["ownership"].as_array().map(Vec::len);
+                assert_eq!(own, Some(size * size), "{id} {m}");
+            }
+            assert!(m["winrate"].is_f64() && m["scoreLead"].is_f64() && m["pv"].is_array());
+        }
+    }
+}

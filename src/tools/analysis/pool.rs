@@ -360,6 +360,9 @@ fn work(shared: &Shared, config: &SearchConfig, model: Option<Arc<Model>>, size:
         let busy = shared.busy.fetch_add(1, AcqRel) + 1;
         let threads = size.threads_per_search.unwrap_or(size.cores / busy).max(1);
         search.set_threads(threads);
+        // Each turn from an empty tree, as KataGo's analysis searches: its visits are the
+        // ones asked for and its answer does not depend on what was searched before.
+        search.clear_tree();
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             run(
                 shared,
