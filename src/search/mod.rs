@@ -25,9 +25,11 @@
 //! one simulation (descend, evaluate the leaf by a playout, back up); `shared` what the
 //! workers of one search share (tree, root, counters, sums); [`analysis`] the
 //! one value a search gives; [`select`] the selection formula; [`tree`] the arena;
-//! [`prior`] what a new node's children start with.
+//! [`prior`] what a new node's children start with; [`puct`] the search with a network,
+//! which gets its leaves' evaluations through [`leaf`]'s seam (a network's).
 
 pub mod analysis;
+pub mod leaf;
 pub mod limits;
 pub mod prior;
 pub mod puct;

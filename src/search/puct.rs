@@ -10,6 +10,9 @@
 //! memory bound, the limits and the stop signal, the analysis. A descent passes over a
 //! leaf another thread is evaluating, which the virtual loss alone does not prevent
 //! where the side to move is losing everywhere.
+//!
+//! The evaluations come through the seam of `leaf` (a [`LeafEvaluator`]: the network,
+//! or the fake one of the tests); this file knows no network, no model and no cache.
 
 use std::cmp::Ordering;
 use std::sync::atomic::Ordering::Relaxed;
@@ -17,10 +20,11 @@ use std::sync::atomic::Ordering::Relaxed;
 use crate::board::{Color, Move};
 use crate::dead;
 use crate::game::Game;
-use crate::nn::eval::{Evaluation, Evaluator};
+use crate::nn::eval::Evaluation;
 use crate::nn::features::Features;
 
 use super::analysis::Analysis;
+use super::leaf::LeafEvaluator;
 use super::shared::{NetRoot, Shared};
 use super::tree::{NewChild, NodeId, Tree, LEAD_UNIT, ROOT, SCORE_SQ_UNIT, VALUE_UNIT};
 
@@ -99,7 +103,7 @@ impl Default for PuctConfig {
 
 /// One worker's network state: its evaluator and scratch game.
 pub(super) struct NetWorker<'m> {
-    eval: Evaluator<'m>,
+    eval: Box<dyn LeafEvaluator + 'm>,
     game: Game,
     /// The last evaluation's ownership for Black, by point index, in 1/[`OWNERSHIP_UNIT`].
     pub(super) owner: Vec<(usize, i32)>,
@@ -108,7 +112,7 @@ pub(super) struct NetWorker<'m> {
 impl<'m> NetWorker<'m> {
     pub(super) fn new(net: &NetRoot<'m>) -> NetWorker<'m> {
         NetWorker {
-            eval: Evaluator::new(net.model).expect("checked when the model was set"),
+            eval: net.source.evaluator(net.cache),
             game: net.game.clone(),
             owner: Vec::new(),
         }
@@ -145,16 +149,10 @@ fn child(mv: Move, policy: f32) -> NewChild {
 /// The network's evaluation of the root, in the first symmetry and with the root's
 /// policy optimism.
 fn root_evaluation(net: &NetRoot, cfg: &PuctConfig) -> Evaluation {
-    let mut eval = Evaluator::new(net.model).expect("checked when the model was set");
-    eval.evaluate_shared_until(
-        net.cache,
-        net.game,
-        net.rules,
-        0,
-        cfg.root_optimism as f32,
-        &|| false,
-    )
-    .expect("an evaluation that is never stopped ends")
+    net.source
+        .evaluator(net.cache)
+        .evaluate(net.game, net.rules, 0, cfg.root_optimism as f32, &|| false)
+        .expect("an evaluation that is never stopped ends")
 }
 
 /// The root's evaluation ([`root_evaluation`]): its lead for Black, and its children.
@@ -240,14 +238,10 @@ pub(super) fn simulate(
     if ended {
         nw.game = dead::without_final_passes(&nw.game);
     }
-    let Some(e) = nw.eval.evaluate_shared_until(
-        net.cache,
-        &nw.game,
-        net.rules,
-        symmetry,
-        cfg.optimism as f32,
-        stop,
-    ) else {
+    let Some(e) = nw
+        .eval
+        .evaluate(&nw.game, net.rules, symmetry, cfg.optimism as f32, stop)
+    else {
         for &(id, _) in path.iter() {
             tree.node(id).visits.fetch_sub(1, Relaxed);
         }

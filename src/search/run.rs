@@ -14,6 +14,7 @@ use crate::nn::{cached_bytes, EvalCache, Model};
 use crate::playout::PlayoutRng;
 
 use super::analysis::{analyse, Analysis};
+use super::leaf::{EvaluatorSource, Network};
 use super::puct::{self, NetWorker};
 use super::shared::{Live, MovesOwnership, NetRoot, ScoreSums, Shared};
 use super::tree::{NodeId, Tree, ROOT};
@@ -48,8 +49,9 @@ const NET_CACHE_SHARE: usize = 8;
 pub struct Search {
     pub config: SearchConfig,
     tree: Option<(Tree, RootKey)>,
-    /// The network that evaluates leaves (PUCT), or none (playouts, UCT with RAVE).
-    net: Option<Arc<Model>>,
+    /// What evaluates leaves (PUCT): a network, or another [`EvaluatorSource`]; none:
+    /// playouts (UCT with RAVE).
+    net: Option<Arc<dyn EvaluatorSource>>,
     /// With a network, its evaluations for one board size, kept between searches.
     cache: Option<(usize, Mutex<EvalCache>)>,
 }
@@ -59,7 +61,7 @@ impl std::fmt::Debug for Search {
         f.debug_struct("Search")
             .field("config", &self.config)
             .field("tree", &self.tree)
-            .field("net", &self.net.as_ref().map(|m| &m.name))
+            .field("net", &self.net.as_ref().map(|n| n.name()))
             .finish()
     }
 }
@@ -77,9 +79,16 @@ impl Search {
     /// Searches with `net` from now on (PUCT), or with playouts (`None`). The kept tree
     /// goes: its statistics are of the other kind.
     pub fn set_net(&mut self, net: Option<Arc<Model>>) {
+        self.set_evaluator(net.map(|m| Arc::new(Network::new(m)) as Arc<dyn EvaluatorSource>));
+    }
+
+    /// Searches with the leaf evaluator `source` from now on (PUCT, as with a network:
+    /// [`Search::set_net`] gives the network's), or with playouts (`None`). The kept
+    /// tree and the kept evaluations go.
+    pub fn set_evaluator(&mut self, source: Option<Arc<dyn EvaluatorSource>>) {
         self.tree = None;
         self.cache = None;
-        self.net = net;
+        self.net = source;
     }
 
     /// Forgets the tree (the network's evaluations stay cached): the next search starts
@@ -93,7 +102,8 @@ impl Search {
         self.config.threads = threads.max(1);
     }
 
-    pub fn net(&self) -> Option<&Arc<Model>> {
+    /// What evaluates the leaves, if anything does (else playouts).
+    pub fn evaluator(&self) -> Option<&Arc<dyn EvaluatorSource>> {
         self.net.as_ref()
     }
 
@@ -239,8 +249,8 @@ impl Search {
             g
         });
         let mut net = match (&self.net, &net_game, &self.cache) {
-            (Some(model), Some(g), Some((_, cache))) => Some(NetRoot {
-                model,
+            (Some(source), Some(g), Some((_, cache))) => Some(NetRoot {
+                source: source.as_ref(),
                 game: g,
                 rules: InputRules::from_rules(game.rules()),
                 centre: tree.node(ROOT).stats().lead(),

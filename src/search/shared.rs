@@ -8,8 +8,9 @@ use std::sync::Mutex;
 use crate::board::{Board, Color, Move, Point, NUM_CELLS};
 use crate::game::Game;
 use crate::nn::features::InputRules;
-use crate::nn::{EvalCache, Model};
+use crate::nn::EvalCache;
 
+use super::leaf::EvaluatorSource;
 use super::tree::{NodeId, Tree, ROOT};
 use super::SearchConfig;
 
@@ -35,7 +36,8 @@ pub(super) struct Shared<'a> {
     pub(super) scores: ScoreSums,
     /// Ownership summed as the search goes, for live reports (only when reporting).
     pub(super) live: Option<Live>,
-    /// The network and the root game, when the search evaluates leaves with a network.
+    /// The leaf evaluator and the root game, when the search evaluates leaves with a
+    /// network (or another [`EvaluatorSource`]).
     pub(super) net: Option<NetRoot<'a>>,
     /// Each root child's ownership, when live analysis asks for it (`movesOwnership`).
     pub(super) moves_own: Option<MovesOwnership>,
@@ -189,7 +191,8 @@ impl Live {
 
 /// What the workers of a network search share beyond the rest of [`Shared`].
 pub(super) struct NetRoot<'a> {
-    pub(super) model: &'a Model,
+    /// What evaluates the leaves: a network, or a fake one.
+    pub(super) source: &'a dyn EvaluatorSource,
     pub(super) game: &'a Game,
     pub(super) rules: InputRules,
     /// The network's lead for Black at the root: the score utility's centre.

@@ -1,0 +1,98 @@
+//! The seam between the PUCT search and what evaluates its leaves (issue 40): the
+//! search hands a position (the game the evaluator sees, with the player to move, the
+//! input rules, a symmetry, the policy optimism and a stop check) to a [`LeafEvaluator`]
+//! and reads back an [`Evaluation`] (policy by point and pass, win / loss / no result,
+//! score lead, mean and spread, ownership). [`Network`] is the evaluator of a KataGo
+//! network through the search's shared cache; `fake::FakeNet` a deterministic one for
+//! tests.
+//!
+//! Owns the traits and the network's implementation of them. Knows nothing of the tree,
+//! the selection, the threads or the analysis: those are the search's, on the other side
+//! of the seam.
+
+use std::sync::{Arc, Mutex};
+
+use crate::game::Game;
+use crate::nn::features::InputRules;
+use crate::nn::{EvalCache, Evaluation, Evaluator, Model};
+
+/// What evaluates the leaves of a PUCT search: shared by the search's worker threads,
+/// each of which asks it for its own [`LeafEvaluator`] (with its own scratch).
+pub trait EvaluatorSource: Send + Sync {
+    /// A name for the logs (a network's own).
+    fn name(&self) -> &str;
+
+    /// One thread's evaluator. `cache` is the search's cache of evaluations, shared by
+    /// its threads and kept between its searches (for one board size); an evaluator may
+    /// answer from it and add to it, or ignore it.
+    fn evaluator<'a>(&'a self, cache: &'a Mutex<EvalCache>) -> Box<dyn LeafEvaluator + 'a>;
+}
+
+/// One thread's evaluator of positions.
+pub trait LeafEvaluator {
+    /// The evaluation of `game`'s position for its player to move, under `rules`, seen
+    /// in `symmetry` (0 to 7, KataGo's numbering), with policy `optimism` (0 to 1).
+    /// Points are laid out as in [`crate::nn::features::Features`], values are from
+    /// White's point of view but the policy, as [`Evaluation`] says. `None` when `stop`
+    /// answered true before the evaluation was done (the search then takes its
+    /// simulation back).
+    fn evaluate(
+        &mut self,
+        game: &Game,
+        rules: InputRules,
+        symmetry: usize,
+        optimism: f32,
+        stop: &dyn Fn() -> bool,
+    ) -> Option<Evaluation>;
+}
+
+/// A KataGo network as the search's evaluator: [`Evaluator::evaluate_shared_until`]
+/// through the search's cache, which ignores the symmetry.
+pub struct Network {
+    model: Arc<Model>,
+}
+
+impl Network {
+    /// The evaluator of `model`, whose layers the caller has checked
+    /// ([`Evaluator::new`] succeeds on it).
+    pub fn new(model: Arc<Model>) -> Network {
+        Network { model }
+    }
+
+    pub fn model(&self) -> &Arc<Model> {
+        &self.model
+    }
+}
+
+impl EvaluatorSource for Network {
+    fn name(&self) -> &str {
+        &self.model.name
+    }
+
+    fn evaluator<'a>(&'a self, cache: &'a Mutex<EvalCache>) -> Box<dyn LeafEvaluator + 'a> {
+        Box::new(NetEvaluator {
+            eval: Evaluator::new(&self.model).expect("checked when the model was set"),
+            cache,
+        })
+    }
+}
+
+/// One thread's evaluator of a [`Network`]: the network's scratch and the shared cache.
+struct NetEvaluator<'a> {
+    eval: Evaluator<'a>,
+    cache: &'a Mutex<EvalCache>,
+}
+
+impl LeafEvaluator for NetEvaluator<'_> {
+    fn evaluate(
+        &mut self,
+        game: &Game,
+        rules: InputRules,
+        symmetry: usize,
+        optimism: f32,
+        stop: &dyn Fn() -> bool,
+    ) -> Option<Evaluation> {
+        self.eval
+            .evaluate_shared_until(self.cache, game, rules, symmetry, optimism, stop)
+    }
+}
