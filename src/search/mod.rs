@@ -26,9 +26,11 @@
 //! workers of one search share (tree, root, counters, sums); [`analysis`] the
 //! one value a search gives; [`select`] the selection formula; [`tree`] the arena;
 //! [`prior`] what a new node's children start with; [`puct`] the search with a network,
-//! which gets its leaves' evaluations through [`leaf`]'s seam (a network's).
+//! which gets its leaves' evaluations through [`leaf`]'s seam (a network's, or the
+//! tests' [`fake`] one).
 
 pub mod analysis;
+pub mod fake;
 pub mod leaf;
 pub mod limits;
 pub mod prior;
