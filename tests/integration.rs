@@ -25,6 +25,7 @@ mod match_command;
 mod nn;
 mod patterns;
 mod positions;
+mod puct;
 mod review;
 mod search;
 mod seki;

@@ -332,7 +332,8 @@ fn values_of(update: &str, key: &str, n: usize) -> Vec<Vec<f64>> {
 
 /// With a network, `kata-analyze` gives each move its own `scoreStdev` (the network's
 /// score spread under the move: its evaluations' own spread and that of their leads) and
-/// its own `movesOwnership`, and stops on the next line as without one.
+/// its own `movesOwnership`, and stops on the next line as without one. (The same fields
+/// on the fake network, without network files: `tests/puct.rs`.)
 #[test]
 fn kata_analyze_with_a_network_gives_each_move_its_score_spread_and_ownership() {
     let Some(net) = fixture(G170) else {
@@ -374,6 +375,7 @@ fn kata_analyze_with_a_network_gives_each_move_its_score_spread_and_ownership() 
     g.finish();
 }
 
+/// (The same on the fake network, without network files: `tests/puct.rs`.)
 #[test]
 fn gogui_best_moves_with_a_network_count_evaluations_and_show_the_lead() {
     let Some(net) = fixture(G170) else {

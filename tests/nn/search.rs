@@ -1,7 +1,9 @@
 //! The search with a network (`tengen::search` with `Search::set_net`): positions with
 //! one clearly right move (the capture that decides, a save, a ko threat answered, a seki
 //! kept), solved at a small fixed visit count and a fixed seed, and the same moves from
-//! the same seed at one thread.
+//! the same seed at one thread. These skip without the network files; `tests/puct.rs`
+//! checks the same search behaviour on the fake network (`search::fake::FakeNet`), which
+//! never skips.
 
 use std::sync::Arc;
 
