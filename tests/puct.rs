@@ -1,14 +1,13 @@
-//! The PUCT search's behaviour on the fake network (`tengen::search::fake::FakeNet`), so
-//! that it is tested on every machine, network files or not (issue 40): one thread and a
-//! fixed seed repeat exactly, one evaluation a simulation, exact visit counts on several
-//! threads; the evaluator's tactics found (a capture, a save, a ko threat answered, a
-//! seki kept) and superko at the root; a two-pass end in the tree valued by the count
-//! with dead stones; tree reuse, and a kept root's policy; the move chosen by the lower
-//! confidence bound; a stop in the middle of an evaluation; ownership; the live
-//! analysis's fields (each move's score spread and ownership) and their text.
-//!
-//! `tests/nn/search.rs` checks the same search with KataGo's networks where it compares
-//! with them; those skip without the network files, these never do.
+//! The PUCT search's behaviour, tested on every machine, network files or not (issue 40):
+//! on the fake network (`tengen::search::fake::FakeNet`) always and, where a test says
+//! so, on KataGo's fixture networks too when their files are there (`$TENGEN_NN_DIR`,
+//! see `tests/nn/mod.rs`). One thread and a fixed seed repeat exactly, one evaluation a
+//! simulation, exact visit counts on several threads; the evaluator's tactics found (a
+//! capture, a save, a ko threat answered, a seki kept) and the ko retake pruned at the
+//! root; a two-pass end in the tree valued by the count with dead stones; tree reuse, and
+//! a kept root's policy; the move chosen by the lower confidence bound; a stop in the
+//! middle of an evaluation; ownership; the live analysis's fields (each move's score
+//! spread and ownership) and their text.
 //!
 //! `cargo test --release --test integration puct::`
 
@@ -17,19 +16,22 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tengen::gtp::command::{AnalyzeArgs, AnalyzeFormat, GoguiShow};
+use tengen::nn::Model;
 use tengen::search::fake::FakeNet;
+use tengen::search::leaf::{EvaluatorSource, Network};
 use tengen::search::{Analysis, Limits, Reporter, Search, SearchConfig};
 use tengen::{Color, Game, Move, Point, Rules};
 
 use crate::common;
+use crate::nn::{G170, TF_KV};
 
-/// A search on `fake` with `threads` and `seed`.
-fn search_on(fake: &Arc<FakeNet>, threads: usize, seed: u64) -> Search {
-    search_with(fake, threads, seed, |_| {})
+/// A search on `source` with `threads` and `seed`.
+fn search_on(source: Arc<dyn EvaluatorSource>, threads: usize, seed: u64) -> Search {
+    search_with(source, threads, seed, |_| {})
 }
 
 fn search_with(
-    fake: &Arc<FakeNet>,
+    source: Arc<dyn EvaluatorSource>,
     threads: usize,
     seed: u64,
     change: impl FnOnce(&mut SearchConfig),
@@ -42,12 +44,33 @@ fn search_with(
     };
     change(&mut config);
     let mut s = Search::new(config);
-    s.set_evaluator(Some(fake.clone()));
+    s.set_evaluator(Some(source));
     s
 }
 
 fn fake() -> Arc<FakeNet> {
     Arc::new(FakeNet::new())
+}
+
+/// KataGo's fixture network `name`, when its file is there (else `None`, and the test
+/// says that it ran on the fake network only).
+fn network(name: &str) -> Option<Arc<Model>> {
+    let path = crate::nn::fixture_dir()
+        .map(|d| d.join(name))
+        .filter(|p| p.is_file());
+    if path.is_none() {
+        eprintln!("on the fake network only: no fixture network {name}");
+    }
+    Some(Arc::new(Model::load(path?).unwrap()))
+}
+
+/// What a test runs on: the fake network, and the fixture network `name` when present.
+fn evaluators(name: &str) -> Vec<(&str, Arc<dyn EvaluatorSource>)> {
+    let mut out: Vec<(&str, Arc<dyn EvaluatorSource>)> = vec![("fake", fake())];
+    if let Some(model) = network(name) {
+        out.push((name, Arc::new(Network::new(model))));
+    }
+    out
 }
 
 /// The point of a GTP vertex (`D4`) on a `size` board.
@@ -104,31 +127,44 @@ fn fingerprint(a: &Analysis) -> Vec<(Move, u32, u64, u64, u64)> {
 }
 
 #[test]
-fn one_thread_and_a_fixed_seed_repeat_exactly_at_one_evaluation_a_simulation() {
+fn one_thread_and_a_fixed_seed_repeat_exactly() {
     let g = game(9, &["E5", "C3", "G4"]);
-    let (fa, fb) = (fake(), fake());
-    let ra = search_on(&fa, 1, 7).run(&g, Color::White, &Limits::playouts(40));
-    let rb = search_on(&fb, 1, 7).run(&g, Color::White, &Limits::playouts(40));
-    assert!(ra.net, "the values are the evaluator's");
-    assert_eq!(fingerprint(&ra), fingerprint(&rb));
-    assert_eq!(ra.ownership, rb.ownership);
-    assert_eq!(ra.winrate.to_bits(), rb.winrate.to_bits());
-    assert_eq!(ra.root_visits, 40);
-    assert_eq!(ra.playouts, 40);
-    // The root's evaluation, then one a simulation (the fake keeps no cache).
-    assert_eq!(fa.evaluations(), 41);
-    assert!(ra.winrate > 0.0 && ra.winrate < 1.0, "{}", ra.winrate);
-    let prior: f64 = ra.candidates.iter().map(|c| c.prior).sum();
-    assert!((prior - 1.0).abs() < 1e-3, "priors sum to {prior}");
-    let visits: u32 = ra.candidates.iter().map(|c| c.visits).sum();
-    assert_eq!(visits, 40, "every simulation went through one root move");
+    for (name, source) in evaluators(G170) {
+        let ra = search_on(source.clone(), 1, 7).run(&g, Color::White, &Limits::playouts(40));
+        let rb = search_on(source, 1, 7).run(&g, Color::White, &Limits::playouts(40));
+        assert!(ra.net, "{name}: the values are the evaluator's");
+        assert_eq!(fingerprint(&ra), fingerprint(&rb), "{name}");
+        assert_eq!(ra.ownership, rb.ownership, "{name}");
+        assert_eq!(ra.winrate.to_bits(), rb.winrate.to_bits(), "{name}");
+        assert_eq!(ra.root_visits, 40, "{name}");
+        assert_eq!(ra.playouts, 40, "{name}");
+        assert!(
+            ra.winrate > 0.0 && ra.winrate < 1.0,
+            "{name}: {}",
+            ra.winrate
+        );
+        let prior: f64 = ra.candidates.iter().map(|c| c.prior).sum();
+        assert!((prior - 1.0).abs() < 1e-3, "{name}: priors sum to {prior}");
+        let visits: u32 = ra.candidates.iter().map(|c| c.visits).sum();
+        assert_eq!(visits, 40, "{name}: every simulation through one root move");
+    }
+}
+
+#[test]
+fn one_evaluation_a_simulation_and_one_for_the_root() {
+    // The fake keeps no cache: every evaluation the search asks for is counted.
+    let g = game(9, &["E5", "C3", "G4"]);
+    let f = fake();
+    let a = search_on(f.clone(), 1, 7).run(&g, Color::White, &Limits::playouts(40));
+    assert_eq!(a.playouts, 40);
+    assert_eq!(f.evaluations(), 41);
 }
 
 #[test]
 fn several_threads_run_exactly_the_simulations_asked_for() {
     let g = game(9, &["E5", "C3"]);
     let f = fake();
-    let a = search_on(&f, 3, 1).run(&g, Color::Black, &Limits::playouts(90));
+    let a = search_on(f.clone(), 3, 1).run(&g, Color::Black, &Limits::playouts(90));
     assert_eq!(a.root_visits, 90);
     assert_eq!(a.playouts, 90);
     assert_eq!(f.evaluations(), 91);
@@ -137,7 +173,7 @@ fn several_threads_run_exactly_the_simulations_asked_for() {
 }
 
 /// Two chains of five side by side, each in atari: Black to move takes White's at F8
-/// (White would take Black's at E8). The position of `tests/nn/search.rs`.
+/// (White would take Black's at E8).
 fn two_chains_in_atari() -> Game {
     stones(
         9,
@@ -154,11 +190,19 @@ fn two_chains_in_atari() -> Game {
 #[test]
 fn the_capture_that_decides_is_found() {
     let g = two_chains_in_atari();
-    for seed in 1..=3 {
-        let a = search_on(&fake(), 1, seed).run(&g, Color::Black, &Limits::playouts(32));
-        assert_eq!(a.best(), at(9, "F8"), "seed {seed}: {:?}", a.candidates[0]);
-        assert!(a.winrate > 0.8, "seed {seed}: {}", a.winrate);
+    for (name, source) in evaluators(G170) {
+        for seed in 1..=3 {
+            let a = search_on(source.clone(), 1, seed).run(&g, Color::Black, &Limits::playouts(32));
+            assert_eq!(
+                a.best(),
+                at(9, "F8"),
+                "{name} seed {seed}: {:?}",
+                a.candidates[0]
+            );
+        }
     }
+    let a = search_on(fake(), 1, 1).run(&g, Color::Black, &Limits::playouts(32));
+    assert!(a.winrate > 0.8, "{}", a.winrate);
 }
 
 #[test]
@@ -166,7 +210,7 @@ fn the_values_find_the_capture_where_the_policy_is_no_help() {
     // A uniform policy: only the backed-up values single out F8.
     let g = two_chains_in_atari();
     let f = Arc::new(FakeNet::new().uniform_policy());
-    let a = search_on(&f, 1, 1).run(&g, Color::Black, &Limits::playouts(400));
+    let a = search_on(f, 1, 1).run(&g, Color::Black, &Limits::playouts(400));
     assert_eq!(a.best(), at(9, "F8"), "{:?}", &a.candidates[..3]);
     let f8 = &a.candidates[0];
     let others = a.candidates[1..].iter().map(|c| c.visits).max().unwrap();
@@ -182,9 +226,16 @@ fn the_chain_in_atari_is_saved() {
         &["C5", "D4", "E4", "F4", "D6", "E6", "F6", "C3", "C7", "G3"],
         Color::Black,
     );
-    for seed in 1..=3 {
-        let a = search_on(&fake(), 1, seed).run(&g, Color::Black, &Limits::playouts(32));
-        assert_eq!(a.best(), at(9, "G5"), "seed {seed}: {:?}", a.candidates[0]);
+    for (name, source) in evaluators(G170) {
+        for seed in 1..=3 {
+            let a = search_on(source.clone(), 1, seed).run(&g, Color::Black, &Limits::playouts(32));
+            assert_eq!(
+                a.best(),
+                at(9, "G5"),
+                "{name} seed {seed}: {:?}",
+                a.candidates[0]
+            );
+        }
     }
 }
 
@@ -196,39 +247,58 @@ fn a_ko_threat_is_answered_and_the_ko_is_not_retaken_at_once() {
     let mut game = common::position(&common::KO_FIGHT, Color::White, Rules::chinese());
     game.set_komi(25.5);
     game.play(Color::White, at(9, "E8")).unwrap();
-    let a = search_on(&fake(), 1, 1).run(&game, Color::Black, &Limits::playouts(64));
-    assert!(
-        a.candidates.iter().all(|c| c.mv != at(9, "F8")),
-        "the ko retake is a root candidate"
-    );
-    game.play(Color::Black, at(9, "C4")).unwrap();
-    for seed in 1..=3 {
-        let a = search_on(&fake(), 1, seed).run(&game, Color::White, &Limits::playouts(64));
-        assert_eq!(
-            a.best(),
-            at(9, "G4"),
-            "seed {seed}: {:?}",
-            &a.candidates[..3]
+    let mut threat = game.clone();
+    threat.play(Color::Black, at(9, "C4")).unwrap();
+    for (name, source) in evaluators(G170) {
+        let a = search_on(source.clone(), 1, 1).run(&game, Color::Black, &Limits::playouts(64));
+        assert!(
+            a.candidates.iter().all(|c| c.mv != at(9, "F8")),
+            "{name}: the ko retake is a root candidate"
         );
+        for seed in 1..=3 {
+            let a = search_on(source.clone(), 1, seed).run(
+                &threat,
+                Color::White,
+                &Limits::playouts(64),
+            );
+            assert_eq!(
+                a.best(),
+                at(9, "G4"),
+                "{name} seed {seed}: {:?}",
+                &a.candidates[..3]
+            );
+        }
     }
 }
 
 /// From a finished 9x9 game: White's A4-B2 chain and Black's big group share B4 and A1 and
-/// nothing else, a seki. Filling either is a self-atari the evaluator sees lose the chain:
-/// neither side fills.
+/// nothing else, a seki (filling either gives the other side five stones or more; the
+/// fake network sees the self-atari lose the chain). Neither side fills.
 #[test]
 fn a_seki_is_kept() {
     let fills = [at(9, "B4"), at(9, "A1")];
-    for color in [Color::Black, Color::White] {
-        let mut game = common::position(&common::SEKI_GAME, color, Rules::chinese());
-        game.set_komi(7.5);
-        for seed in 1..=3 {
-            let a = search_on(&fake(), 1, seed).run(&game, color, &Limits::playouts(64));
-            assert!(
-                !fills.contains(&a.best()),
-                "{color:?} seed {seed}: {:?}",
-                &a.candidates[..3]
-            );
+    for (name, source) in evaluators(G170) {
+        for color in [Color::Black, Color::White] {
+            let mut game = common::position(&common::SEKI_GAME, color, Rules::chinese());
+            game.set_komi(7.5);
+            for seed in 1..=3 {
+                let a = search_on(source.clone(), 1, seed).run(&game, color, &Limits::playouts(64));
+                assert!(
+                    !fills.contains(&a.best()),
+                    "{name} {color:?} seed {seed}: {:?}",
+                    &a.candidates[..3]
+                );
+            }
+        }
+    }
+    // Counted with a network's dead stones, the seki's stones are alive.
+    if let Some(model) = network(G170) {
+        for color in [Color::Black, Color::White] {
+            let game = common::position(&common::SEKI_GAME, color, Rules::chinese());
+            let dead = tengen::status::net_dead_stones(&game, &model, &|| false);
+            for v in ["A4", "A3", "A2", "B2", "B3", "B1", "C4"] {
+                assert!(!dead.contains(&point(9, v)), "{v} judged dead: {dead:?}");
+            }
         }
     }
 }
@@ -265,7 +335,7 @@ fn a_pass_that_ends_the_game_is_valued_by_the_count_with_dead_stones() {
     let count = g.score(&[point(9, "B1")]).margin();
     assert_eq!(count, 53.0 - 27.0 - 7.5);
     let f = fake();
-    let mut s = search_with(&f, 1, 5, |c| c.puct.count_ends = true);
+    let mut s = search_with(f.clone(), 1, 5, |c| c.puct.count_ends = true);
     let a = s.run(&g, Color::Black, &Limits::playouts(64));
     let pass = a
         .candidates
@@ -279,7 +349,7 @@ fn a_pass_that_ends_the_game_is_valued_by_the_count_with_dead_stones() {
         "{pass:?} for {count}"
     );
     assert_eq!(pass.score_stdev, 0.0, "a count has no spread: {pass:?}");
-    let mut s = search_with(&f, 1, 5, |_| {});
+    let mut s = search_with(f, 1, 5, |_| {});
     let a = s.run(&g, Color::Black, &Limits::playouts(64));
     let pass = a.candidates.iter().find(|c| c.mv == Move::Pass).unwrap();
     assert!(pass.visits > 0, "{pass:?}");
@@ -290,45 +360,84 @@ fn a_pass_that_ends_the_game_is_valued_by_the_count_with_dead_stones() {
     assert!(pass.score_stdev > 0.5, "{pass:?}");
 }
 
+/// The end of a 9x9 game against KataGo (`runs/katago9-1s-ftz-d6321b7`, game 37): White's
+/// group of 23 stones in the upper right is dead, and White has just passed. With
+/// `count_ends`, Black's pass is valued by the count with the network's dead stones: a
+/// certain win, by exactly GNU Go's count, B+27.5. (Only with the fixture network: the
+/// fake one's dead stones are Benson's.)
+#[test]
+fn a_pass_that_ends_the_game_is_valued_by_the_count_with_the_networks_dead_stones() {
+    let Some(path) = crate::nn::fixture(G170) else {
+        return;
+    };
+    let model = Arc::new(Model::load(path).unwrap());
+    let g = game(
+        9,
+        &[
+            "E5", "F7", "G5", "D3", "F3", "C4", "D7", "G6", "H5", "D8", "C8", "E8", "B5", "F4",
+            "E4", "E3", "E6", "F2", "H7", "H6", "J6", "H8", "J8", "G7", "J7", "F5", "G3", "G4",
+            "H4", "F6", "G2", "H9", "C5", "B4", "H3", "C9", "B8", "E2", "E7", "F8", "G9", "J5",
+            "J4", "H1", "G1", "J2", "H2", "G8", "J1", "J9", "J5", "H1", "D9", "C7", "B7", "C6",
+            "B6", "F1", "J1", "D5", "J3", "D4", "D6", "A5", "A6", "A4", "B9", "C7", "C6", "pass",
+            "C9", "pass", "E9", "pass", "F9", "pass",
+        ],
+    );
+    let source = Arc::new(Network::new(model));
+    let a = search_with(source, 1, 5, |c| c.puct.count_ends = true).run(
+        &g,
+        Color::Black,
+        &Limits::playouts(64),
+    );
+    let pass = a
+        .candidates
+        .iter()
+        .find(|c| c.mv == Move::Pass)
+        .expect("the pass is searched");
+    assert!(pass.visits > 0, "{:?}", &a.candidates[..3]);
+    assert_eq!(pass.winrate, 1.0, "{pass:?}");
+    assert!((pass.score_black - 27.5).abs() < 1e-6, "{pass:?}");
+}
+
 #[test]
 fn the_tree_is_kept_for_the_move_played_and_a_kept_root_has_the_root_policy() {
-    // The fake's policy inside the tree (optimism 1) differs from the root's (0.2).
-    let f = fake();
-    let mut kept = search_on(&f, 1, 3);
+    // Evaluators whose policy inside the tree (optimism 1) differs from the root's (0.2):
+    // the fake, and a network with an optimistic policy head.
     let g = game(9, &["E5", "C4"]);
-    let first = kept.run(&g, Color::Black, &Limits::playouts(60));
-    let Move::Place(_) = first.best() else {
-        panic!("a pass at move 3");
-    };
-    let child = first.candidates[0].visits;
-    let mut next = g.clone();
-    next.play(Color::Black, first.best()).unwrap();
-    assert_eq!(kept.reusable_visits(&next, Color::White), child);
-    let reused = kept.run(&next, Color::White, &Limits::playouts(1));
-    assert_eq!(reused.root_visits, child + 1, "the tree was kept");
-    let mut fresh = search_on(&f, 1, 3);
-    let new = fresh.run(&next, Color::White, &Limits::playouts(1));
-    assert_eq!(new.root_visits, 1);
-    let priors = |a: &Analysis| {
-        let mut p: Vec<(String, u32)> = a
-            .candidates
-            .iter()
-            .map(|c| (format!("{:?}", c.mv), (c.prior * 1e6).round() as u32))
-            .collect();
-        p.sort();
-        p
-    };
-    assert_eq!(priors(&reused), priors(&new));
-    // A position that does not follow: the tree goes.
-    let other = game(9, &["D5"]);
-    assert_eq!(kept.reusable_visits(&other, Color::White), 0);
+    for (name, source) in evaluators(TF_KV) {
+        let mut kept = search_on(source.clone(), 1, 3);
+        let first = kept.run(&g, Color::Black, &Limits::playouts(30));
+        let Move::Place(_) = first.best() else {
+            panic!("{name}: a pass at move 3");
+        };
+        let child = first.candidates[0].visits;
+        let mut next = g.clone();
+        next.play(Color::Black, first.best()).unwrap();
+        assert_eq!(kept.reusable_visits(&next, Color::White), child, "{name}");
+        let reused = kept.run(&next, Color::White, &Limits::playouts(1));
+        assert_eq!(reused.root_visits, child + 1, "{name}: the tree was kept");
+        let new = search_on(source, 1, 3).run(&next, Color::White, &Limits::playouts(1));
+        assert_eq!(new.root_visits, 1, "{name}");
+        let priors = |a: &Analysis| {
+            let mut p: Vec<(String, u32)> = a
+                .candidates
+                .iter()
+                .map(|c| (format!("{:?}", c.mv), (c.prior * 1e6).round() as u32))
+                .collect();
+            p.sort();
+            p
+        };
+        assert_eq!(priors(&reused), priors(&new), "{name}");
+        // A position that does not follow: the tree goes.
+        let other = game(9, &["D5"]);
+        assert_eq!(kept.reusable_visits(&other, Color::White), 0, "{name}");
+    }
 }
 
 #[test]
 fn the_move_played_is_the_lower_confidence_bounds_choice_among_well_visited_moves() {
     let g = game(9, &["E5", "C4", "G4"]);
     // By visits when the bound is off.
-    let a = search_with(&fake(), 1, 2, |c| c.puct.lcb_stdevs = 0.0).run(
+    let a = search_with(fake(), 1, 2, |c| c.puct.lcb_stdevs = 0.0).run(
         &g,
         Color::White,
         &Limits::playouts(200),
@@ -337,7 +446,7 @@ fn the_move_played_is_the_lower_confidence_bounds_choice_among_well_visited_move
     assert!(v.windows(2).all(|w| w[0] >= w[1]), "{v:?}");
     // With it: every visited move shows its bound, below its win rate; the move
     // chosen has at least 15% of the most visited move's visits.
-    let a = search_on(&fake(), 1, 2).run(&g, Color::White, &Limits::playouts(200));
+    let a = search_on(fake(), 1, 2).run(&g, Color::White, &Limits::playouts(200));
     let most = a.candidates.iter().map(|c| c.visits).max().unwrap();
     assert!(a.candidates[0].visits as f64 >= 0.15 * most as f64);
     for c in a.candidates.iter().filter(|c| c.visits > 0) {
@@ -356,7 +465,7 @@ fn a_stop_during_an_evaluation_is_not_waited_for_and_leaves_no_trace() {
     let g = game(9, &["E5"]);
     for threads in [1, 2] {
         let f = Arc::new(FakeNet::new().with_delay(Duration::from_millis(400)));
-        let mut s = search_on(&f, threads, 4);
+        let mut s = search_on(f.clone(), threads, 4);
         let stop = AtomicBool::new(false);
         let stopped_at = std::sync::Mutex::new(None);
         let start = Instant::now();
@@ -395,7 +504,7 @@ fn a_stop_during_an_evaluation_is_not_waited_for_and_leaves_no_trace() {
 #[test]
 fn ownership_is_the_evaluations_mean_and_repeats_at_one_thread() {
     let g = finished_with_a_dead_stone();
-    let run = || search_on(&fake(), 1, 9).run(&g, Color::Black, &Limits::playouts(50));
+    let run = || search_on(fake(), 1, 9).run(&g, Color::Black, &Limits::playouts(50));
     let a = run();
     assert_eq!(a.ownership, run().ownership);
     assert!(a.ownership.iter().all(|v| (-1.0..=1.0).contains(v)));
@@ -411,7 +520,9 @@ fn ownership_is_the_evaluations_mean_and_repeats_at_one_thread() {
 /// `kata-analyze ... movesOwnership true` gets it.
 fn live_analysis(threads: usize) -> (Analysis, usize) {
     let g = game(9, &["E5"]);
-    let mut s = search_on(&fake(), threads, 6);
+    // A millisecond an evaluation, so that the reports come while it searches.
+    let f = Arc::new(FakeNet::new().with_delay(Duration::from_millis(1)));
+    let mut s = search_on(f, threads, 6);
     let mut reports = 0;
     let mut sink = |_: &Analysis| reports += 1;
     let report = Reporter {
@@ -419,8 +530,6 @@ fn live_analysis(threads: usize) -> (Analysis, usize) {
         sink: &mut sink,
         moves_ownership: true,
     };
-    let f = Arc::new(FakeNet::new().with_delay(Duration::from_millis(1)));
-    s.set_evaluator(Some(f));
     let a = s.run_reporting(&g, Color::White, &Limits::playouts(80), Some(report));
     (a, reports)
 }
@@ -476,7 +585,7 @@ fn each_move_has_its_own_score_spread_and_ownership_in_live_analysis() {
 #[test]
 fn gogui_best_moves_count_evaluations_and_show_the_lead() {
     let g = game(9, &["E5"]);
-    let a = search_on(&fake(), 1, 1).run(&g, Color::White, &Limits::playouts(40));
+    let a = search_on(fake(), 1, 1).run(&g, Color::White, &Limits::playouts(40));
     let gfx = tengen::gtp::analysis::gogui_show(GoguiShow::BestMovesGfx, &a, g.board());
     let text = gfx.lines().find(|l| l.starts_with("TEXT ")).expect(&gfx);
     // "TEXT D5 43.1% (12 visits), lead -0.6, 40 evaluations": White's lead after E5.

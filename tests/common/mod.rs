@@ -5,7 +5,7 @@ pub mod gtp;
 use tengen::{Color, Game, Point, Rules};
 
 /// A ko fight on 9x9 (White to move takes the ko at E8; Black's threat is C4, White's
-/// answer G4): `tests/search.rs` and `tests/nn/search.rs`.
+/// answer G4): `tests/search.rs` and `tests/puct.rs`.
 pub const KO_FIGHT: [&str; 9] = [
     ". . . X X O . . .",
     ". . . X . X O . .",
@@ -19,7 +19,7 @@ pub const KO_FIGHT: [&str; 9] = [
 ];
 
 /// A finished 9x9 game with a seki: White's A4-B2 chain and Black's big group share B4
-/// and A1 and nothing else (`tests/game_end.rs`, `tests/nn/search.rs`).
+/// and A1 and nothing else (`tests/game_end.rs`, `tests/puct.rs`).
 pub const SEKI_GAME: [&str; 9] = [
     ". O . O O X X X .",
     "O O O . O O X X X",

@@ -1,7 +1,8 @@
 //! The network evaluator (`src/nn/`, issue 27): the model reader on KataGo's fixture
 //! networks and on damaged copies of them, and the V7 input features on positions built
 //! by moves. The fixtures are in `$TENGEN_NN_DIR`, by default `../shared/nn` beside the
-//! crate; a test that needs them and finds them absent says so and passes.
+//! crate; a test that needs them and finds them absent says so and passes. The search
+//! with a network is `tests/puct.rs`'s (on the fake network, and on these when present).
 //!
 //! `cargo test --release --test integration nn::`
 
@@ -15,7 +16,6 @@ mod features;
 mod forward;
 mod gtp;
 mod model;
-mod search;
 
 /// The point of a GTP vertex (`D4`) on a `size` board, through the GTP parser.
 pub fn point(size: usize, v: &str) -> Point {
