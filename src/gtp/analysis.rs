@@ -32,20 +32,10 @@ fn shown<'a>(a: &'a Analysis, args: &AnalyzeArgs) -> Vec<&'a Candidate> {
 /// `kata-analyze` with `ownership true` the `ownership` list (and `ownershipStdev`).
 pub fn info_line(a: &Analysis, args: &AnalyzeArgs, format: AnalyzeFormat, board: &Board) -> String {
     let sign = if a.color == Color::Black { 1.0 } else { -1.0 };
-    let prior_total: f64 = a
-        .candidates
-        .iter()
-        .map(|c| c.prior_wins as f64)
-        .sum::<f64>()
-        .max(1.0);
+    let prior_of = a.prior_share();
     let mut segments = Vec::new();
     for (order, c) in shown(a, args).into_iter().enumerate() {
-        // A network's policy, or the playout search's share of the prior wins.
-        let prior = if a.net {
-            c.prior
-        } else {
-            c.prior_wins as f64 / prior_total
-        };
+        let prior = prior_of(c);
         let low = c.lcb;
         let pv: Vec<String> = c.pv.iter().map(|&m| move_text(m)).collect();
         let mut seg = format!("info move {} visits {}", move_text(c.mv), c.visits);

@@ -80,6 +80,24 @@ impl Analysis {
     pub fn best(&self) -> Move {
         self.candidates.first().map_or(Move::Pass, |c| c.mv)
     }
+
+    /// Each candidate's prior as a share of the root's: a network's policy, or the
+    /// playout search's share of the prior wins.
+    pub fn prior_share(&self) -> impl Fn(&Candidate) -> f64 + '_ {
+        let total = self
+            .candidates
+            .iter()
+            .map(|c| f64::from(c.prior_wins))
+            .sum::<f64>()
+            .max(1.0);
+        move |c| {
+            if self.net {
+                c.prior
+            } else {
+                f64::from(c.prior_wins) / total
+            }
+        }
+    }
 }
 
 /// The analysis of the tree as it stands; `net`: its values are the network's.

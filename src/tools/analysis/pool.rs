@@ -12,9 +12,9 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::board::{Color, Move, Point};
+use crate::board::{Color, Move};
 use crate::game::Game;
-use crate::nn::eval::Evaluator;
+use crate::nn::eval::{Evaluation, Evaluator};
 use crate::nn::features::InputRules;
 use crate::nn::Model;
 use crate::search::{Analysis, Limits, Reporter, Search, SearchConfig};
@@ -131,11 +131,11 @@ impl MoveFilter {
 
 /// What a request's search gives its sink.
 pub enum Outcome<'a> {
-    /// The analysis so far (`report_every`), and the network's policy for the position
-    /// when asked: KataGo's layout, rows from the top, then pass; -1 where illegal.
-    Partial(&'a Analysis, Option<&'a [f64]>),
-    /// The finished (or terminated) search, and the policy as above.
-    Final(&'a Analysis, Option<&'a [f64]>),
+    /// The analysis so far (`report_every`), and the network's evaluation of the
+    /// position (for its policy) when asked.
+    Partial(&'a Analysis, Option<&'a Evaluation>),
+    /// The finished (or terminated) search, and the evaluation as above.
+    Final(&'a Analysis, Option<&'a Evaluation>),
     /// Terminated before it found anything (or the search failed).
     Nothing,
 }
@@ -406,13 +406,13 @@ fn run<'m>(
     };
     let sink = &request.sink;
     let policy = match model {
-        Some(m) if request.policy => policy(evaluator, m, &game),
+        Some(m) if request.policy => evaluate(evaluator, m, &game),
         _ => None,
     };
     let a = if request.report_every.is_some() || request.moves_ownership {
         let mut partial = |a: &Analysis| {
             if !stop() {
-                sink(Outcome::Partial(a, policy.as_deref()));
+                sink(Outcome::Partial(a, policy.as_ref()));
             }
         };
         let reporter = Reporter {
@@ -428,30 +428,19 @@ fn run<'m>(
         sink(Outcome::Nothing);
         return;
     }
-    sink(Outcome::Final(&a, policy.as_deref()));
+    sink(Outcome::Final(&a, policy.as_ref()));
 }
 
-/// The network's policy for the player to move, rows from the top, then pass.
-fn policy<'m>(
+/// The network's evaluation of the position, for the player to move.
+fn evaluate<'m>(
     evaluator: &mut Option<Evaluator<'m>>,
     model: &'m Model,
     game: &Game,
-) -> Option<Vec<f64>> {
+) -> Option<Evaluation> {
     if evaluator.is_none() {
         *evaluator = Evaluator::new(model).ok();
     }
-    let e = evaluator.as_mut()?.evaluate_until(
-        game,
-        InputRules::from_rules(game.rules()),
-        0,
-        &|| false,
-    )?;
-    let size = game.size();
-    let mut p: Vec<f64> = (0..size)
-        .rev()
-        .flat_map(|row| (0..size).map(move |col| Point::from_coord(col, row)))
-        .map(|pt| e.policy_at(pt).map_or(-1.0, f64::from))
-        .collect();
-    p.push(f64::from(e.pass));
-    Some(p)
+    evaluator
+        .as_mut()?
+        .evaluate_until(game, InputRules::from_rules(game.rules()), 0, &|| false)
 }

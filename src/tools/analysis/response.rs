@@ -6,6 +6,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::board::{Color, Move, Point};
+use crate::nn::eval::Evaluation;
 use crate::notation::{color_letter, move_text};
 use crate::search::Analysis;
 
@@ -68,7 +69,7 @@ pub fn analysis(
     a: &Analysis,
     shape: &Shape,
     during: bool,
-    policy: Option<&[f64]>,
+    policy: Option<&Evaluation>,
 ) -> Value {
     let mover = a.color;
     // Win rate and score for the reported side, from the mover's win rate and Black's score.
@@ -91,20 +92,7 @@ pub fn analysis(
         })
     };
     let keep = shape.pv_len.map_or(usize::MAX, |n| n + 1);
-    let prior_total: f64 = a
-        .candidates
-        .iter()
-        .map(|c| f64::from(c.prior_wins))
-        .sum::<f64>()
-        .max(1.0);
-    // A network's policy, or the playout search's share of the prior wins.
-    let prior = |c: &crate::search::Candidate| {
-        if a.net {
-            c.prior
-        } else {
-            f64::from(c.prior_wins) / prior_total
-        }
-    };
+    let prior = a.prior_share();
     let infos: Vec<Value> = a
         .candidates
         .iter()
@@ -160,7 +148,9 @@ pub fn analysis(
     if shape.ownership {
         r["ownership"] = json!(own(&a.ownership));
     }
-    if let Some(p) = policy {
+    if let Some(e) = policy {
+        let mut p = rows_from_top(shape.size, |pt| e.policy_at(pt).map_or(-1.0, f64::from));
+        p.push(f64::from(e.pass));
         r["policy"] = json!(p);
     } else if shape.policy {
         // Without a network: the priors of the root's moves, -1 elsewhere.
@@ -168,13 +158,13 @@ pub fn analysis(
             a.candidates
                 .iter()
                 .find(|c| c.mv == Move::Place(pt))
-                .map_or(-1.0, prior)
+                .map_or(-1.0, &prior)
         });
         p.push(
             a.candidates
                 .iter()
                 .find(|c| c.mv == Move::Pass)
-                .map_or(-1.0, prior),
+                .map_or(-1.0, &prior),
         );
         r["policy"] = json!(p);
     }
