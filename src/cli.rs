@@ -356,6 +356,46 @@ pub static KNOBS: &[Knob] = &[
         },
     },
     Knob {
+        key: "puct-uncertainty",
+        help: "KataGo's uncertainty weighting of evaluations by the short-term error heads, its coefficient (0: off)",
+        range: "0..=1",
+        get: |s| s.search.puct.uncertainty.to_string(),
+        set: |s, v| {
+            s.search.puct.uncertainty = number_in(v, 0.0, 1.0)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "puct-uncertainty-max",
+        help: "the most an evaluation weighs under the uncertainty weighting",
+        range: "1..=100",
+        get: |s| s.search.puct.uncertainty_max_weight.to_string(),
+        set: |s, v| {
+            s.search.puct.uncertainty_max_weight = number_in(v, 1.0, 100.0)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "puct-fpu-parent-nn",
+        help: "first-play urgency from the parent's mean weighted by the visited policy to this power, the rest the network's own value of the parent (0: the mean alone)",
+        range: "0..=5",
+        get: |s| s.search.puct.fpu_parent_nn_pow.to_string(),
+        set: |s, v| {
+            s.search.puct.fpu_parent_nn_pow = number_in(v, 0.0, 5.0)?;
+            Ok(())
+        },
+    },
+    Knob {
+        key: "puct-subtree-bias",
+        help: "KataGo's subtree value bias: the share of the local pattern's observed bias a new leaf's value moves by (0: off)",
+        range: "0..=1",
+        get: |s| s.search.puct.subtree_bias.to_string(),
+        set: |s, v| {
+            s.search.puct.subtree_bias = number_in(v, 0.0, 1.0)?;
+            Ok(())
+        },
+    },
+    Knob {
         key: "puct-static-score",
         help: "weight of the score utility around 0",
         range: "0..=1",

@@ -30,6 +30,7 @@
 //! tests' [`fake`] one).
 
 pub mod analysis;
+mod bias;
 pub mod fake;
 pub mod leaf;
 pub mod limits;

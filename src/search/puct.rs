@@ -26,7 +26,9 @@ use crate::nn::features::Features;
 use super::analysis::Analysis;
 use super::leaf::LeafEvaluator;
 use super::shared::{NetRoot, Shared};
-use super::tree::{NewChild, NodeId, Tree, LEAD_UNIT, ROOT, SCORE_SQ_UNIT, VALUE_UNIT};
+use super::tree::{
+    NewChild, NodeId, Tree, LEAD_UNIT, ROOT, SCORE_SQ_UNIT, VALUE_UNIT, WEIGHT_UNIT,
+};
 
 /// Fixed-point unit of the network's ownership in the search's ownership sums.
 const OWNERSHIP_UNIT: i32 = 1024;
@@ -74,6 +76,18 @@ pub struct PuctConfig {
     /// effect on a network without one).
     pub optimism: f64,
     pub root_optimism: f64,
+    /// KataGo's uncertainty weighting (`uncertaintyCoeff`; 0: off): each evaluation
+    /// weighs `k / (u + k / max)` in its nodes' means, `u` the utility's uncertainty by
+    /// the network's short-term error heads, `max` [`PuctConfig::uncertainty_max_weight`].
+    pub uncertainty: f64,
+    pub uncertainty_max_weight: f64,
+    /// KataGo's `fpuParentWeightByVisitedPolicyPow` (0: off): the value first-play
+    /// urgency starts from is the parent's mean weighted by the visited policy to this
+    /// power, the rest the network's own evaluation of the parent.
+    pub fpu_parent_nn_pow: f64,
+    /// KataGo's subtree value bias (`subtreeValueBiasFactor`; 0: off): the share of its
+    /// table entry's mean (see [`super::bias`]) a new leaf's value moves by.
+    pub subtree_bias: f64,
 }
 
 /// The least share of the most visited move's visits a move needs to be chosen by its
@@ -97,6 +111,10 @@ impl Default for PuctConfig {
             count_ends: false,
             optimism: 1.0,
             root_optimism: 0.2,
+            uncertainty: 0.0,
+            uncertainty_max_weight: 8.0,
+            fpu_parent_nn_pow: 0.0,
+            subtree_bias: 0.0,
         }
     }
 }
@@ -107,6 +125,8 @@ pub(super) struct NetWorker<'m> {
     game: Game,
     /// The last evaluation's ownership for Black, by point index, in 1/[`OWNERSHIP_UNIT`].
     pub(super) owner: Vec<(usize, i32)>,
+    /// The subtree-bias key of each node of the descent below the root.
+    keys: Vec<u64>,
 }
 
 impl<'m> NetWorker<'m> {
@@ -115,6 +135,7 @@ impl<'m> NetWorker<'m> {
             eval: net.source.evaluator(net.cache),
             game: net.game.clone(),
             owner: Vec::new(),
+            keys: Vec::new(),
         }
     }
 }
@@ -155,14 +176,21 @@ fn root_evaluation(net: &NetRoot, cfg: &PuctConfig) -> Evaluation {
         .expect("an evaluation that is never stopped ends")
 }
 
-/// The root's evaluation ([`root_evaluation`]): its lead for Black, and its children.
+/// The root's evaluation ([`root_evaluation`]), kept in the root of `tree` as its own:
+/// its lead for Black, and its children.
 pub(super) fn evaluate_root(
+    tree: &Tree,
     net: &NetRoot,
     cfg: &PuctConfig,
     keep: &dyn Fn(Move) -> bool,
 ) -> (f64, Vec<NewChild>) {
     let e = root_evaluation(net, cfg);
-    (-(e.white_lead as f64), children(net.game, &e, keep))
+    let lead = -(e.white_lead as f64);
+    let root = tree.node(ROOT);
+    root.nn_white
+        .store((e.white_win + 0.5 * e.no_result).to_bits(), Relaxed);
+    root.nn_lead.store((lead as f32).to_bits(), Relaxed);
+    (lead, children(net.game, &e, keep))
 }
 
 /// Gives the children of a root kept from an earlier search (their policy seen from
@@ -197,6 +225,9 @@ pub(super) fn simulate(
     let cfg = &shared.config.puct;
     nw.game.clone_from(net.game);
     path.clear();
+    nw.keys.clear();
+    let bias = cfg.subtree_bias > 0.0;
+    let mut prev = shared.root_history[0];
     let mut node = ROOT;
     let mut color = shared.root_color;
     let mut passes = shared.root_passes;
@@ -227,6 +258,11 @@ pub(super) fn simulate(
             break;
         };
         let mv = tree.node(next).mv();
+        if bias {
+            nw.keys
+                .push(super::bias::key(nw.game.board(), prev, mv, color));
+            prev = Some(mv);
+        }
         if nw.game.play_record(color, mv).is_err() {
             break;
         }
@@ -270,8 +306,31 @@ pub(super) fn simulate(
             (e.white_score_mean_sq as f64 - mean * mean).max(0.0),
         )
     };
-    let lead_fixed = (lead * LEAD_UNIT).round() as i64;
-    let sq_fixed = ((variance + lead * lead) * SCORE_SQ_UNIT).round() as u64;
+    let weight = if ended {
+        1.0
+    } else {
+        eval_weight(cfg, &e, net.centre, net.game.size())
+    };
+    let raw_white = white;
+    let mut white = white;
+    let mut table = bias.then(|| net.bias.lock().unwrap_or_else(|e| e.into_inner()));
+    if let (Some(t), false, Some(&key)) = (&table, ended, nw.keys.get(path.len().wrapping_sub(2))) {
+        let shift = cfg.subtree_bias * t.mean(key);
+        let leaf_mover = path[path.len() - 1].1;
+        white += if leaf_mover == Color::White {
+            shift
+        } else {
+            -shift
+        };
+    }
+    let lead_fixed = (lead * weight * LEAD_UNIT).round() as i64;
+    let sq_fixed = ((variance + lead * lead) * weight * SCORE_SQ_UNIT).round() as u64;
+    let weight_fixed = (weight * WEIGHT_UNIT).round() as u64;
+    if expand {
+        let leaf = tree.node(node);
+        leaf.nn_white.store((raw_white as f32).to_bits(), Relaxed);
+        leaf.nn_lead.store((lead as f32).to_bits(), Relaxed);
+    }
     for &(id, mover) in path.iter() {
         let v = if mover == Color::White {
             white
@@ -281,11 +340,22 @@ pub(super) fn simulate(
         let n = tree.node(id);
         let v = v.clamp(0.0, 1.0);
         n.value_sum
-            .fetch_add((v * VALUE_UNIT).round() as u64, Relaxed);
+            .fetch_add((v * weight * VALUE_UNIT).round() as u64, Relaxed);
         n.value_sq_sum
-            .fetch_add((v * v * VALUE_UNIT).round() as u64, Relaxed);
+            .fetch_add((v * v * weight * VALUE_UNIT).round() as u64, Relaxed);
         n.lead_sum.fetch_add(lead_fixed, Relaxed);
         n.score_sq_sum.fetch_add(sq_fixed, Relaxed);
+        n.weight_sum.fetch_add(weight_fixed, Relaxed);
+        n.evals.fetch_add(1, Relaxed);
+    }
+    if let Some(t) = &mut table {
+        let size = net.game.size();
+        let inner = path.len().saturating_sub(1);
+        for (&(id, mover), &key) in path[..inner].iter().skip(1).zip(&nw.keys) {
+            if let Some(delta) = subtree_delta(tree, id, mover, cfg, net.centre, size) {
+                t.update(id, key, delta.0, delta.1);
+            }
+        }
     }
     nw.owner.clear();
     let size = e.size;
@@ -295,6 +365,52 @@ pub(super) fn simulate(
             .push((p.index(), (own * OWNERSHIP_UNIT as f32).round() as i32));
     }
     Some((lead * 2.0).round() as i32)
+}
+
+/// How much better node `id`'s children's weighted mean utility is than the network's
+/// own value of the node, for `mover` (who made its move), and the children's weight;
+/// `None` before any child is evaluated.
+fn subtree_delta(
+    tree: &Tree,
+    id: NodeId,
+    mover: Color,
+    cfg: &PuctConfig,
+    centre: f64,
+    size: usize,
+) -> Option<(f64, f64)> {
+    let (mut value, mut lead, mut weight) = (0.0, 0.0, 0.0);
+    for c in tree.node(id).children() {
+        let s = tree.node(c).stats();
+        if s.evals > 0 {
+            value += s.value_sum as f64 / VALUE_UNIT;
+            lead += s.lead_sum as f64 / LEAD_UNIT;
+            weight += s.weight_sum as f64 / WEIGHT_UNIT;
+        }
+    }
+    if weight <= 0.0 {
+        return None;
+    }
+    let n = tree.node(id);
+    let sign = if mover == Color::Black { 1.0 } else { -1.0 };
+    let white = f32::from_bits(n.nn_white.load(Relaxed)) as f64;
+    let own = |white: f64| {
+        if mover == Color::White {
+            white
+        } else {
+            1.0 - white
+        }
+    };
+    let nn = own(white)
+        + utility(
+            cfg,
+            sign,
+            centre,
+            size,
+            f32::from_bits(n.nn_lead.load(Relaxed)) as f64,
+        );
+    // The children's values are their movers', the node's opponent's.
+    let children = 1.0 - value / weight + utility(cfg, sign, centre, size, lead / weight);
+    Some((children - nn, weight))
 }
 
 /// `2/pi atan(x)`: a score's utility, in (-1, 1).
@@ -309,6 +425,27 @@ fn utility(cfg: &PuctConfig, sign: f64, centre: f64, size: usize, lead_black: f6
     let lead = sign * lead_black;
     cfg.score_utility * score_shape((lead - sign * centre) / scale)
         + cfg.static_score_utility * score_shape(lead / scale)
+}
+
+/// How fast [`utility`] changes with Black's lead, at `lead_black`.
+fn utility_slope(cfg: &PuctConfig, centre: f64, size: usize, lead_black: f64) -> f64 {
+    let scale = 0.75 * size as f64;
+    let slope = |x: f64| std::f64::consts::FRAC_2_PI * scale / (scale * scale + x * x);
+    cfg.score_utility * slope(lead_black - centre) + cfg.static_score_utility * slope(lead_black)
+}
+
+/// An evaluation's weight in the means of the nodes above it ([`PuctConfig::uncertainty`]):
+/// 1 when off. The uncertainty is KataGo's, on its utility scale (twice ours): the
+/// short-term win-loss error plus the score utility's slope times the short-term score
+/// error.
+fn eval_weight(cfg: &PuctConfig, e: &Evaluation, centre: f64, size: usize) -> f64 {
+    if cfg.uncertainty <= 0.0 {
+        return 1.0;
+    }
+    let slope = 2.0 * utility_slope(cfg, centre, size, -(e.white_score_mean as f64));
+    let u = e.shortterm_winloss_error as f64 + slope * e.shortterm_score_error as f64;
+    let u = if u.is_finite() { u.max(0.0) } else { 0.0 };
+    cfg.uncertainty / (u + cfg.uncertainty / cfg.uncertainty_max_weight)
 }
 
 /// The standard deviation of `n` values measured as `sd`, with [`VALUE_STDEV_PRIOR`].
@@ -372,11 +509,22 @@ fn select(
     }
     // The parent's value for the player to move there (its own statistics are its
     // mover's, the opponent's).
-    let parent_q = if parent.visits > 1 {
+    let mut parent_q = if parent.visits > 1 {
         1.0 - parent.value() + utility(parent.lead())
     } else {
         0.5
     };
+    if cfg.fpu_parent_nn_pow > 0.0 {
+        let n = tree.node(id);
+        let white = f32::from_bits(n.nn_white.load(Relaxed)) as f64;
+        let nn_q = if to_move == Color::White {
+            white
+        } else {
+            1.0 - white
+        } + utility(f32::from_bits(n.nn_lead.load(Relaxed)) as f64);
+        let share = visited_policy.powf(cfg.fpu_parent_nn_pow).min(1.0);
+        parent_q = share * parent_q + (1.0 - share) * nn_q;
+    }
     let reduction = if root {
         cfg.root_fpu_reduction
     } else {
@@ -536,6 +684,46 @@ mod tests {
         assert_eq!(pick(), Some(p(11)));
         tree.abandon(first);
         assert!(!tree.node(first).is_expanding());
+    }
+
+    fn evaluation(winloss_error: f32, score_error: f32) -> Evaluation {
+        Evaluation {
+            size: 9,
+            policy: vec![0.0; 81],
+            legal: vec![true; 81],
+            pass: 0.0,
+            white_win: 0.5,
+            white_loss: 0.5,
+            no_result: 0.0,
+            white_score_mean: 0.0,
+            white_score_mean_sq: 0.0,
+            white_lead: 0.0,
+            var_time_left: -1.0,
+            shortterm_winloss_error: winloss_error,
+            shortterm_score_error: score_error,
+            white_ownership: vec![0.0; 81],
+        }
+    }
+
+    #[test]
+    fn uncertain_evaluations_weigh_less_up_to_a_bound() {
+        let off = PuctConfig::default();
+        assert_eq!(eval_weight(&off, &evaluation(0.5, 10.0), 0.0, 9), 1.0);
+        let cfg = PuctConfig {
+            uncertainty: 0.25,
+            ..PuctConfig::default()
+        };
+        // Certain: the bound (8). Uncertain: KataGo's 0.25 / (u + 0.25 / 8).
+        assert!((eval_weight(&cfg, &evaluation(0.0, 0.0), 0.0, 9) - 8.0).abs() < 1e-9);
+        let w = eval_weight(&cfg, &evaluation(0.25, 0.0), 0.0, 9);
+        assert!((w - 0.25 / (0.25 + 0.25 / 8.0)).abs() < 1e-9, "{w}");
+        // The score error counts by the score utility's slope: at the centre, on 9x9,
+        // 2 (KataGo's scale) x (0.15 + 0.05) x 2/pi / 6.75 per point.
+        let slope = 2.0 * 0.2 * std::f64::consts::FRAC_2_PI / 6.75;
+        let w = eval_weight(&cfg, &evaluation(0.0, 3.0), 0.0, 9);
+        assert!((w - 0.25 / (3.0 * slope + 0.25 / 8.0)).abs() < 1e-9, "{w}");
+        // Bad outputs never make a weight that is not a number.
+        assert!(eval_weight(&cfg, &evaluation(f32::NAN, 1.0), 0.0, 9).is_finite());
     }
 
     #[test]

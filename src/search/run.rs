@@ -255,13 +255,14 @@ impl Search {
                 rules: InputRules::from_rules(game.rules()),
                 centre: tree.node(ROOT).stats().lead(),
                 cache,
+                bias: Default::default(),
             }),
             _ => None,
         };
         if !tree.node(ROOT).is_expanded() && tree.try_claim(ROOT) {
             let kids = match &mut net {
                 Some(net) => {
-                    let (lead, kids) = puct::evaluate_root(net, &config.puct, &legal);
+                    let (lead, kids) = puct::evaluate_root(&tree, net, &config.puct, &legal);
                     net.centre = lead;
                     kids
                 }

@@ -199,4 +199,6 @@ pub(super) struct NetRoot<'a> {
     pub(super) centre: f64,
     /// Evaluations kept between simulations, threads and searches.
     pub(super) cache: &'a Mutex<EvalCache>,
+    /// This search's subtree value bias table.
+    pub(super) bias: Mutex<super::bias::BiasTable>,
 }

@@ -53,12 +53,23 @@ pub struct Node {
     /// With a network: the sum of its win probabilities squared (in 1/[`VALUE_UNIT`]), for
     /// the value's spread under the move.
     pub value_sq_sum: AtomicU64,
+    /// With a network: the evaluations backed up through the node, and the sum of their
+    /// weights (in 1/[`WEIGHT_UNIT`]). The value, lead and square sums above are each
+    /// evaluation's figure times its weight, so that the means are weighted means.
+    pub evals: AtomicU32,
+    pub weight_sum: AtomicU64,
+    /// With a network, once expanded: the network's own evaluation of the node's
+    /// position (`f32` bits): White's win probability and Black's lead.
+    pub nn_white: AtomicU32,
+    pub nn_lead: AtomicU32,
 }
 
 /// Fixed-point units of [`Node::value_sum`], [`Node::lead_sum`] and [`Node::score_sq_sum`].
 pub const VALUE_UNIT: f64 = (1u64 << 24) as f64;
 pub const LEAD_UNIT: f64 = 1024.0;
 pub const SCORE_SQ_UNIT: f64 = 16.0;
+/// Fixed-point unit of [`Node::weight_sum`].
+pub const WEIGHT_UNIT: f64 = (1u64 << 20) as f64;
 
 /// A plain copy of a node's statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -75,37 +86,60 @@ pub struct Stats {
     pub lead_sum: i64,
     pub score_sq_sum: u64,
     pub value_sq_sum: u64,
+    pub evals: u32,
+    pub weight_sum: u64,
 }
 
 impl Stats {
-    /// The network's mean win probability for the player who made the move (0.5 unvisited).
+    /// The sum of the weights of the evaluations backed up (0 if none).
+    fn weight(&self) -> f64 {
+        self.weight_sum as f64 / WEIGHT_UNIT
+    }
+
+    /// The weighted mean of the network's win probabilities for the player who made the
+    /// move, the descents still in flight counted as losses (the virtual loss); 0.5 before
+    /// any evaluation.
     pub fn value(&self) -> f64 {
-        if self.visits == 0 {
+        if self.evals == 0 || self.weight_sum == 0 {
             0.5
         } else {
-            self.value_sum as f64 / VALUE_UNIT / self.visits as f64
+            self.mean_value() * self.evals as f64 / self.visits.max(self.evals) as f64
         }
     }
 
-    /// The network's mean lead for Black (0 unvisited).
+    /// The weighted mean of the evaluations backed up, without the virtual loss.
+    fn mean_value(&self) -> f64 {
+        self.value_sum as f64 / VALUE_UNIT / self.weight()
+    }
+
+    /// The network's weighted mean lead for Black (0 unvisited).
     pub fn lead(&self) -> f64 {
-        self.lead_sum as f64 / LEAD_UNIT / self.visits.max(1) as f64
+        if self.weight_sum == 0 {
+            0.0
+        } else {
+            self.lead_sum as f64 / LEAD_UNIT / self.weight()
+        }
     }
 
     /// The standard deviation of the final score under the move by the network: its
     /// evaluations' own spread and the spread of their leads (0 unvisited).
     pub fn score_stdev(&self) -> f64 {
-        let n = self.visits.max(1) as f64;
-        let mean_sq = self.score_sq_sum as f64 / SCORE_SQ_UNIT / n;
+        if self.weight_sum == 0 {
+            return 0.0;
+        }
+        let mean_sq = self.score_sq_sum as f64 / SCORE_SQ_UNIT / self.weight();
         (mean_sq - self.lead() * self.lead()).max(0.0).sqrt()
     }
 
     /// The standard deviation of the network's win probabilities under the move (0
     /// unvisited).
     pub fn value_stdev(&self) -> f64 {
-        let n = self.visits.max(1) as f64;
-        let mean_sq = self.value_sq_sum as f64 / VALUE_UNIT / n;
-        (mean_sq - self.value() * self.value()).max(0.0).sqrt()
+        if self.weight_sum == 0 {
+            return 0.0;
+        }
+        let mean_sq = self.value_sq_sum as f64 / VALUE_UNIT / self.weight();
+        let mean = self.mean_value();
+        (mean_sq - mean * mean).max(0.0).sqrt()
     }
 }
 
@@ -163,6 +197,8 @@ impl Node {
             lead_sum: self.lead_sum.load(Relaxed),
             score_sq_sum: self.score_sq_sum.load(Relaxed),
             value_sq_sum: self.value_sq_sum.load(Relaxed),
+            evals: self.evals.load(Relaxed),
+            weight_sum: self.weight_sum.load(Relaxed),
         }
     }
 
@@ -179,6 +215,14 @@ impl Node {
         self.lead_sum.store(s.lead_sum, Relaxed);
         self.score_sq_sum.store(s.score_sq_sum, Relaxed);
         self.value_sq_sum.store(s.value_sq_sum, Relaxed);
+        self.evals.store(s.evals, Relaxed);
+        self.weight_sum.store(s.weight_sum, Relaxed);
+    }
+
+    /// Copies the network's own evaluation of `other`'s position.
+    fn copy_nn(&self, other: &Node) {
+        self.nn_white.store(other.nn_white.load(Relaxed), Relaxed);
+        self.nn_lead.store(other.nn_lead.load(Relaxed), Relaxed);
     }
 }
 
@@ -322,6 +366,7 @@ impl Tree {
         let out = Tree::new(self.capacity());
         let limit = limit.clamp(1, out.nodes.len());
         out.node(ROOT).set_stats(&self.node(id).stats());
+        out.node(ROOT).copy_nn(self.node(id));
         out.node(ROOT)
             .mv
             .store(self.node(id).mv.load(Relaxed), Relaxed);
@@ -342,6 +387,7 @@ impl Tree {
                 let dst = out.node(first + i as u32);
                 dst.mv.store(src.mv.load(Relaxed), Relaxed);
                 dst.set_stats(&src.stats());
+                dst.copy_nn(src);
                 queue.push_back((c, first + i as u32));
             }
             let parent = out.node(new);
@@ -372,6 +418,36 @@ fn zeroed_nodes(n: usize) -> Option<Box<[Node]>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn means_are_weighted_and_descents_in_flight_count_as_losses() {
+        // Two evaluations: 0.9 weighing 3 and 0.1 weighing 1; leads 4 and -4.
+        let s = Stats {
+            visits: 2,
+            evals: 2,
+            value_sum: ((0.9 * 3.0 + 0.1) * VALUE_UNIT) as u64,
+            value_sq_sum: ((0.81 * 3.0 + 0.01) * VALUE_UNIT) as u64,
+            lead_sum: ((4.0 * 3.0 - 4.0) * LEAD_UNIT) as i64,
+            score_sq_sum: ((16.0 * 3.0 + 16.0) * SCORE_SQ_UNIT) as u64,
+            weight_sum: (4.0 * WEIGHT_UNIT) as u64,
+            ..Stats::default()
+        };
+        assert!((s.value() - 0.7).abs() < 1e-6, "{}", s.value());
+        assert!((s.lead() - 2.0).abs() < 1e-6, "{}", s.lead());
+        // sqrt(E[v^2] - E[v]^2) = sqrt(0.61 - 0.49); sqrt(16 - 4) for the score.
+        assert!((s.value_stdev() - 0.12f64.sqrt()).abs() < 1e-6);
+        assert!((s.score_stdev() - 12f64.sqrt()).abs() < 1e-6);
+        // A third descent on its way down: its visit counts, its value is not in yet.
+        let s = Stats { visits: 3, ..s };
+        assert!((s.value() - 0.7 * 2.0 / 3.0).abs() < 1e-6);
+        assert!((s.lead() - 2.0).abs() < 1e-6);
+        // Nothing evaluated yet.
+        let s = Stats {
+            visits: 1,
+            ..Stats::default()
+        };
+        assert_eq!((s.value(), s.lead(), s.value_stdev()), (0.5, 0.0, 0.0));
+    }
 
     #[test]
     fn expand_once_and_extract_keeps_statistics() {
