@@ -548,6 +548,10 @@ fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut
     let mut sims = 0u64;
     let live = shared.live.is_some();
     let mut pending = Pending::new(live);
+    // An evaluation still running at the time limit is dropped, not waited for: on a
+    // big board one takes a good share of a short move's time.
+    let hard = limits.time.map(|b| limits.max_time.unwrap_or(b).max(b));
+    let stop = || (limits.stop)() || hard.is_some_and(|h| start.elapsed() >= h);
     loop {
         if shared.done.load(Relaxed) {
             pending.flush(shared);
@@ -564,7 +568,7 @@ fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut
         } else {
             shared.playouts.fetch_add(1, Relaxed);
         }
-        let margin = sim.run(shared, limits.stop, |i, v| {
+        let margin = sim.run(shared, &stop, |i, v| {
             own[i] += v;
             if live {
                 pending.own[i] += v;
