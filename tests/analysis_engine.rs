@@ -3,7 +3,8 @@
 //! priority; partial results while searching (`reportDuringSearchEvery`, how KaTrain
 //! ponders) and `terminate` of a running or waiting query; allow/avoid moves; each
 //! move's ownership; bad and hostile lines answered with an error line, memory flat and
-//! the next query still answered. Playouts unless a test names the fixture network.
+//! the next query still answered. Playouts unless a test names a network (a tiny one
+//! written for it, `common::tiny_net`).
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
@@ -314,10 +315,9 @@ fn each_move_can_carry_its_own_ownership() {
 
 #[test]
 fn the_network_gives_policy_in_katagos_layout() {
-    let Some(model) = crate::nn::fixture(crate::nn::G170) else {
-        return;
-    };
-    let model = model.to_string_lossy().into_owned();
+    // Any network: a tiny one written for the test.
+    let net = crate::common::tiny_net::TinyNet::new(91);
+    let model = net.arg();
     let q = r#"{"id":"pol","moves":[["B","E5"]],"boardXSize":9,"boardYSize":9,"maxVisits":16,"includePolicy":true,"reportDuringSearchEvery":0.001}"#;
     let r = lines_with(&["analysis", "-model", &model], &format!("{q}\n"));
     let last = r.last().unwrap();

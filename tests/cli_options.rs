@@ -252,10 +252,9 @@ fn bench_reports_what_it_was_given() {
 
 #[test]
 fn bench_nn_reports_what_it_was_given() {
-    let Some(model) = crate::nn::fixture("g170-b6c96-s175395328-d26788732.bin.gz") else {
-        return;
-    };
-    let model = model.to_str().unwrap();
+    // Any network: a tiny one written for the test.
+    let net = crate::common::tiny_net::TinyNet::new(81);
+    let model = &net.arg();
     let out = tengen(&[
         "bench",
         "--nn",
@@ -282,7 +281,8 @@ fn bench_nn_reports_what_it_was_given() {
     for (line, size) in lines.iter().zip([9, 7]) {
         assert!(
             line.starts_with(&format!(
-                "mode=nn model=g170-b6c96-s175395328-d26788732 size={size} threads=2 "
+                "mode=nn model={} size={size} threads=2 ",
+                net.name()
             )),
             "{line}"
         );

@@ -1,13 +1,14 @@
 //! The PUCT search's behaviour, tested on every machine, network files or not (issue 40):
 //! on the fake network (`tengen::search::fake::FakeNet`) always and, where a test says
 //! so, on KataGo's fixture networks too when their files are there (`$TENGEN_NN_DIR`,
-//! see `tests/nn/mod.rs`). One thread and a fixed seed repeat exactly, one evaluation a
-//! simulation, exact visit counts on several threads; the evaluator's tactics found (a
-//! capture, a save, a ko threat answered, a seki kept) and the ko retake pruned at the
-//! root; a two-pass end in the tree valued by the count with dead stones; tree reuse, and
-//! a kept root's policy; the move chosen by the lower confidence bound; a stop in the
-//! middle of an evaluation; ownership; the live analysis's fields (each move's score
-//! spread and ownership) and their text.
+//! see `tests/nn/mod.rs`), or on a tiny network written for the test whose judgement is
+//! made to order (`common::tiny_net`). One thread and a fixed seed repeat exactly, one
+//! evaluation a simulation, exact visit counts on several threads; the evaluator's
+//! tactics found (a capture, a save, a ko threat answered, a seki kept) and the ko
+//! retake pruned at the root; a two-pass end in the tree valued by the count with dead
+//! stones; tree reuse, and a kept root's policy; the move chosen by the lower confidence
+//! bound; a stop in the middle of an evaluation; ownership; the live analysis's fields
+//! (each move's score spread and ownership) and their text.
 //!
 //! `cargo test --release --test integration puct::`
 
@@ -363,8 +364,9 @@ fn a_pass_that_ends_the_game_is_valued_by_the_count_with_dead_stones() {
 /// The end of a 9x9 game against KataGo (`runs/katago9-1s-ftz-d6321b7`, game 37): White's
 /// group of 23 stones in the upper right is dead, and White has just passed. With
 /// `count_ends`, Black's pass is valued by the count with the network's dead stones: a
-/// certain win, by exactly GNU Go's count, B+27.5. (Only with the fixture network: the
-/// fake one's dead stones are Benson's.)
+/// certain win, by exactly GNU Go's count, B+27.5. (A real network's judgement: only
+/// with the fixture network, the fake one's dead stones being Benson's. The mechanism on
+/// every machine: the next test.)
 #[test]
 fn a_pass_that_ends_the_game_is_valued_by_the_count_with_the_networks_dead_stones() {
     let Some(path) = crate::nn::fixture(G170) else {
@@ -396,6 +398,54 @@ fn a_pass_that_ends_the_game_is_valued_by_the_count_with_the_networks_dead_stone
     assert!(pass.visits > 0, "{:?}", &a.candidates[..3]);
     assert_eq!(pass.winrate, 1.0, "{pass:?}");
     assert!((pass.score_black - 27.5).abs() < 1e-6, "{pass:?}");
+}
+
+/// The same on every machine, with tiny networks written for the test whose ownership
+/// gives every point to the player to move (or to the opponent): Black's wall D1-D9 and
+/// White's wall F1-F9, White's stone B5 in Black's side and Black's stone H5 in White's;
+/// Black has just played H5 and White passed. Black's pass ends the game, counted in the
+/// position before the passes (White to move): a network that gives the board to White
+/// takes H5 off, a certain loss by 9 - 37 - 7.5; one that gives it to Black takes B5 off,
+/// a certain win by 37 - 9 - 7.5. (The root has the pass and E5, a neutral point.)
+#[test]
+fn a_pass_that_ends_the_game_is_valued_by_the_count_with_a_tiny_networks_dead_stones() {
+    use crate::common::tiny_net::{gzipped, Spec};
+    let mut moves: Vec<String> = (1..=9)
+        .flat_map(|i| [format!("D{i}"), format!("F{i}")])
+        .collect();
+    moves.extend(["pass", "B5", "H5", "pass"].map(String::from));
+    let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+    let g = game(9, &moves);
+    let e5 = at(9, "E5");
+    let pass_or_e5 = |m: Move| m == Move::Pass || m == e5;
+    for (owner, winrate, score) in [(5.0, 0.0, -35.5), (-5.0, 1.0, 20.5)] {
+        let spec = Spec {
+            owner,
+            pass: 0.0,
+            ..Spec::new(9)
+        };
+        let model = Arc::new(Model::from_bytes(&gzipped(spec)).unwrap());
+        let source = Arc::new(Network::new(model));
+        let limits = Limits {
+            root_filter: Some(&pass_or_e5),
+            ..Limits::playouts(32)
+        };
+        let a =
+            search_with(source, 1, 5, |c| c.puct.count_ends = true).run(&g, Color::Black, &limits);
+        assert_eq!(a.candidates.len(), 2, "owner {owner}: {:?}", a.candidates);
+        let pass = a
+            .candidates
+            .iter()
+            .find(|c| c.mv == Move::Pass)
+            .expect("the pass is searched");
+        assert!(pass.visits > 0, "owner {owner}: {:?}", a.candidates);
+        assert_eq!(pass.winrate, winrate, "owner {owner}: {pass:?}");
+        assert!(
+            (pass.score_black - score).abs() < 1e-6,
+            "owner {owner}: {pass:?} for {score}"
+        );
+        assert_eq!(pass.score_stdev, 0.0, "a count has no spread: {pass:?}");
+    }
 }
 
 #[test]

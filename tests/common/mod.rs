@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 
 pub mod gtp;
+pub mod tiny_net;
 
 use tengen::{Color, Game, Point, Rules};
 

@@ -1,13 +1,28 @@
 //! Evaluations through the cache (`tengen::nn::cache`), the mean of the 8 symmetries and
 //! policy optimism: a hit gives the very evaluation the network gave; positions with the
 //! same board but history the inputs show differently are different keys, history the
-//! inputs do not show is the same key.
+//! inputs do not show is the same key. Any network will do: a tiny one written for the
+//! test (`common::tiny_net`) on every machine, and KataGo's fixture networks too when
+//! their files are there.
 
 use tengen::nn::features::{features, InputRules};
 use tengen::nn::{EvalCache, Evaluation, Evaluator, Model, Symmetry};
 use tengen::{Color, Game, Move, Rules};
 
-use super::{fixture, point, G170, TF_KV};
+use super::{fixture_dir, point, G170, TF_KV};
+use crate::common::tiny_net::{gzipped, Spec};
+
+/// The tiny network of `spec`, and the fixture network `name` when its file is there
+/// (else the test says that it ran on the tiny one only).
+fn models(spec: Spec, name: &str) -> Vec<(String, Model)> {
+    let tiny = Model::from_bytes(&gzipped(spec)).unwrap();
+    let mut out = vec![(spec.name(), tiny)];
+    match fixture_dir().map(|d| d.join(name)).filter(|p| p.is_file()) {
+        Some(p) => out.push((name.to_string(), Model::load(p).unwrap())),
+        None => eprintln!("on the tiny network only: no fixture network {name}"),
+    }
+    out
+}
 
 fn game(size: usize, moves: &[&str]) -> Game {
     let mut g = Game::new(size, Rules::chinese()).unwrap();
@@ -27,31 +42,39 @@ const RULES: fn() -> InputRules = InputRules::katago_chinese;
 
 #[test]
 fn a_hit_is_the_evaluation_the_network_gave() {
-    let Some(path) = fixture(G170) else { return };
-    let model = Model::load(&path).unwrap();
-    let mut eval = Evaluator::new(&model).unwrap();
+    for (name, model) in models(Spec::new(1), G170) {
+        a_hit_is_the_evaluation(&name, &model);
+    }
+}
+
+fn a_hit_is_the_evaluation(name: &str, model: &Model) {
+    let mut eval = Evaluator::new(model).unwrap();
     let mut cache = EvalCache::new(64);
     let g = game(9, &["E5", "C4", "G3", "pass"]);
     let first = eval.evaluate_cached(&mut cache, &g, RULES(), Symmetry::One(2), 0.0);
     let s = cache.stats();
     assert_eq!((s.hits, s.misses, s.entries), (0, 1, 1));
     let again = eval.evaluate_cached(&mut cache, &g, RULES(), Symmetry::One(2), 0.0);
-    assert_eq!(first, again);
+    assert_eq!(first, again, "{name}");
     let s = cache.stats();
-    assert_eq!((s.hits, s.misses, s.entries), (1, 1, 1));
+    assert_eq!((s.hits, s.misses, s.entries), (1, 1, 1), "{name}");
     // And the same as without the cache.
-    assert_eq!(first, eval.evaluate(&g, RULES(), 2));
+    assert_eq!(first, eval.evaluate(&g, RULES(), 2), "{name}");
     // Another symmetry is another key, and another evaluation.
     let other = eval.evaluate_cached(&mut cache, &g, RULES(), Symmetry::One(3), 0.0);
-    assert_ne!(first.policy, other.policy);
-    assert_eq!(cache.stats().misses, 2);
+    assert_ne!(first.policy, other.policy, "{name}");
+    assert_eq!(cache.stats().misses, 2, "{name}");
 }
 
 #[test]
 fn history_the_inputs_see_makes_another_key() {
-    let Some(path) = fixture(G170) else { return };
-    let model = Model::load(&path).unwrap();
-    let mut eval = Evaluator::new(&model).unwrap();
+    for (name, model) in models(Spec::new(2), G170) {
+        history_makes_another_key(&name, &model);
+    }
+}
+
+fn history_makes_another_key(name: &str, model: &Model) {
+    let mut eval = Evaluator::new(model).unwrap();
     let mut cache = EvalCache::new(64);
     let mut look = |g: &Game| {
         let before = cache.stats();
@@ -67,16 +90,16 @@ fn history_the_inputs_see_makes_another_key() {
     let (eb, hit_b) = look(&b);
     assert!(
         !hit_a && !hit_b,
-        "a different history the network sees is a miss"
+        "{name}: a different history the network sees is a miss"
     );
-    assert_ne!(ea.policy, eb.policy);
+    assert_ne!(ea.policy, eb.policy, "{name}");
     // The same board with a pass in the history: another key too.
     let c = game(9, &["D4", "E5", "C3", "F6", "pass", "pass"]);
     let d = game(9, &["D4", "E5", "C3", "F6"]);
-    assert!(!look(&c).1);
+    assert!(!look(&c).1, "{name}");
     let (ed, hit_d) = look(&d);
-    assert!(hit_d, "the same game again is a hit");
-    assert_eq!(ed, ea);
+    assert!(hit_d, "{name}: the same game again is a hit");
+    assert_eq!(ed, ea, "{name}");
     // Black's first and second moves swapped: the last five moves are the same, so the
     // network sees the same inputs and the cache answers.
     let e = game(9, &["D4", "E5", "C3", "F6", "G4", "D6", "C6", "B4"]);
@@ -84,68 +107,88 @@ fn history_the_inputs_see_makes_another_key() {
     assert_eq!(features(&e, RULES()), features(&f, RULES()));
     let (ee, hit_e) = look(&e);
     let (ef, hit_f) = look(&f);
-    assert!(!hit_e && hit_f);
-    assert_eq!(ee, ef);
+    assert!(!hit_e && hit_f, "{name}");
+    assert_eq!(ee, ef, "{name}");
 }
 
 #[test]
 fn the_mean_is_the_average_of_the_eight_symmetries() {
-    let Some(path) = fixture(G170) else { return };
-    let model = Model::load(&path).unwrap();
-    let mut eval = Evaluator::new(&model).unwrap();
+    for (name, model) in models(Spec::new(3), G170) {
+        the_mean_is_the_average(&name, &model);
+    }
+}
+
+fn the_mean_is_the_average(name: &str, model: &Model) {
+    let mut eval = Evaluator::new(model).unwrap();
     let g = game(9, &["E5", "C4", "G3", "D6", "F4"]);
     let each: Vec<Evaluation> = (0..8).map(|s| eval.evaluate(&g, RULES(), s)).collect();
     let mean = eval.evaluate_with(&g, RULES(), Symmetry::Mean, 0.0);
     let avg = |get: &dyn Fn(&Evaluation) -> f32| each.iter().map(get).sum::<f32>() / 8.0;
     let close = |a: f32, b: f32| (a - b).abs() <= 1e-6 * a.abs().max(1.0);
-    assert!(close(mean.white_win, avg(&|e| e.white_win)));
-    assert!(close(mean.white_lead, avg(&|e| e.white_lead)));
-    assert!(close(mean.pass, avg(&|e| e.pass)));
+    assert!(close(mean.white_win, avg(&|e| e.white_win)), "{name}");
+    assert!(close(mean.white_lead, avg(&|e| e.white_lead)), "{name}");
+    assert!(close(mean.pass, avg(&|e| e.pass)), "{name}");
     for i in 0..81 {
-        assert_eq!(mean.legal[i], each[0].legal[i]);
-        assert!(close(mean.policy[i], avg(&|e| e.policy[i])), "policy {i}");
-        assert!(close(
-            mean.white_ownership[i],
-            avg(&|e| e.white_ownership[i])
-        ));
+        assert_eq!(mean.legal[i], each[0].legal[i], "{name}");
+        assert!(
+            close(mean.policy[i], avg(&|e| e.policy[i])),
+            "{name}: policy {i}"
+        );
+        assert!(
+            close(mean.white_ownership[i], avg(&|e| e.white_ownership[i])),
+            "{name}: ownership {i}"
+        );
     }
     let total: f32 = mean.policy.iter().sum::<f32>() + mean.pass;
-    assert!((total - 1.0).abs() < 1e-5, "{total}");
+    assert!((total - 1.0).abs() < 1e-5, "{name}: {total}");
     // The mean is a key of its own.
     let mut cache = EvalCache::new(8);
     let one = eval.evaluate_cached(&mut cache, &g, RULES(), Symmetry::One(0), 0.0);
     let all = eval.evaluate_cached(&mut cache, &g, RULES(), Symmetry::Mean, 0.0);
-    assert_eq!((one, all.clone()), (each[0].clone(), mean));
-    assert_eq!(cache.stats().misses, 2);
+    assert_eq!((one, all.clone()), (each[0].clone(), mean), "{name}");
+    assert_eq!(cache.stats().misses, 2, "{name}");
 }
 
 #[test]
 fn optimism_moves_the_policy_of_a_network_with_an_optimistic_head() {
-    for (net, moves) in [(TF_KV, true), (G170, false)] {
-        let Some(path) = fixture(net) else { return };
-        let model = Model::load(&path).unwrap();
+    // Tiny networks of version 14 (two policy channels, the second optimistic) and 11
+    // (one); KataGo's TF_KV (four, from version 16) and g170 (one) when present.
+    let v11 = Spec {
+        version: 11,
+        ..Spec::new(4)
+    };
+    let nets = models(Spec::new(4), TF_KV)
+        .into_iter()
+        .map(|(name, model)| (name, model, true))
+        .chain(models(v11, G170).into_iter().map(|(n, m)| (n, m, false)));
+    for (net, model, moves) in nets {
         let mut eval = Evaluator::new(&model).unwrap();
         let g = game(9, &["E5", "C4"]);
         let plain = eval.evaluate_with(&g, RULES(), Symmetry::One(0), 0.0);
         let optimistic = eval.evaluate_with(&g, RULES(), Symmetry::One(0), 1.0);
-        assert_eq!(plain, eval.evaluate(&g, RULES(), 0));
+        assert_eq!(plain, eval.evaluate(&g, RULES(), 0), "{net}");
         assert_eq!(plain.policy != optimistic.policy, moves, "{net}");
         // Optimism is about the policy only.
-        assert_eq!(plain.white_win, optimistic.white_win);
-        assert_eq!(plain.white_ownership, optimistic.white_ownership);
+        assert_eq!(plain.white_win, optimistic.white_win, "{net}");
+        assert_eq!(plain.white_ownership, optimistic.white_ownership, "{net}");
         // Out of range is clamped, never a panic.
         let clamped = eval.evaluate_with(&g, RULES(), Symmetry::One(0), 7.0);
-        assert_eq!(clamped, optimistic);
+        assert_eq!(clamped, optimistic, "{net}");
         let nan = eval.evaluate_with(&g, RULES(), Symmetry::One(0), f32::NAN);
-        assert_eq!(nan, plain);
+        assert_eq!(nan, plain, "{net}");
     }
 }
 
 #[test]
 fn the_search_cache_answers_a_position_seen_in_any_symmetry() {
-    let Some(path) = fixture(TF_KV) else { return };
-    let model = Model::load(&path).unwrap();
-    let mut eval = Evaluator::new(&model).unwrap();
+    // Networks with an optimistic policy head.
+    for (name, model) in models(Spec::new(5), TF_KV) {
+        search_cache_answers_any_symmetry(&name, &model);
+    }
+}
+
+fn search_cache_answers_any_symmetry(name: &str, model: &Model) {
+    let mut eval = Evaluator::new(model).unwrap();
     let cache = std::sync::Mutex::new(EvalCache::new(64));
     let g = game(9, &["E5", "C4", "G3"]);
     let mut look = |symmetry, optimism| {
@@ -154,22 +197,23 @@ fn the_search_cache_answers_a_position_seen_in_any_symmetry() {
     };
     let first = look(2, 1.0);
     // The network's own answer in that symmetry and optimism.
-    let mut fresh = Evaluator::new(&model).unwrap();
+    let mut fresh = Evaluator::new(model).unwrap();
     assert_eq!(
         first,
-        fresh.evaluate_with(&g, RULES(), Symmetry::One(2), 1.0)
+        fresh.evaluate_with(&g, RULES(), Symmetry::One(2), 1.0),
+        "{name}"
     );
     // Another symmetry: the same evaluation, from the cache.
-    assert_eq!(look(5, 1.0), first);
+    assert_eq!(look(5, 1.0), first, "{name}");
     let s = cache.lock().unwrap().stats();
-    assert_eq!((s.hits, s.misses, s.entries), (1, 1, 1));
+    assert_eq!((s.hits, s.misses, s.entries), (1, 1, 1), "{name}");
     // Another optimism is another evaluation.
-    assert_ne!(look(5, 0.2).policy, first.policy);
-    assert_eq!(cache.lock().unwrap().stats().misses, 2);
+    assert_ne!(look(5, 0.2).policy, first.policy, "{name}");
+    assert_eq!(cache.lock().unwrap().stats().misses, 2, "{name}");
     // Stopped before the network ran: nothing, and nothing kept.
     let other = game(9, &["E5", "C4"]);
     assert!(eval
         .evaluate_shared_until(&cache, &other, RULES(), 0, 1.0, &|| true)
         .is_none());
-    assert_eq!(cache.lock().unwrap().stats().entries, 2);
+    assert_eq!(cache.lock().unwrap().stats().entries, 2, "{name}");
 }

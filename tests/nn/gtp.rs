@@ -1,13 +1,20 @@
 //! The network over GTP: `tengen --model FILE` and `kata-raw-nn`. The golden positions
 //! replayed with `boardsize`, `komi` and `play`, each asked `kata-raw-nn SYM` and the
 //! printed answer compared with KataGo's (`golden/NET.txt`); `all`; the errors of a
-//! missing network and of a model file that cannot be read.
+//! missing network and of a model file that cannot be read; the default network; the
+//! search with a network behind `genmove`, `kata-analyze`, `tengen-best_moves_gfx` and
+//! `final_score`.
+//!
+//! Only the comparisons with KataGo and the judgements of a real network need the fixture
+//! files; the rest runs on a tiny network written for the test (`common::tiny_net`) on
+//! every machine, and on the fixture network too when it is there.
 
 use std::process::{Command, Stdio};
 
 use super::forward::{parse, Golden};
 use super::{fixture, fixture_dir, G170};
 use crate::common::gtp::Gtp;
+use crate::common::tiny_net::{self, Spec, TinyNet};
 
 const TENGEN: &str = env!("CARGO_BIN_EXE_tengen");
 
@@ -69,6 +76,45 @@ fn differences(ours: &Golden, theirs: &Golden) -> Vec<String> {
     out
 }
 
+/// A network file a test runs on: a tiny one written for it (deleted with it), or a
+/// fixture.
+struct Net {
+    name: String,
+    path: String,
+    /// The tiny network's file, kept (and deleted) with this; `None` for a fixture.
+    written: Option<TinyNet>,
+}
+
+impl Net {
+    fn tiny(spec: Spec) -> Net {
+        let t = TinyNet::write(spec);
+        Net {
+            name: t.name().to_string(),
+            path: t.arg(),
+            written: Some(t),
+        }
+    }
+
+    fn is_fixture(&self) -> bool {
+        self.written.is_none()
+    }
+}
+
+/// The tiny network of `seed`, and the fixture network when its file is there (else the
+/// test says that it ran on the tiny one only).
+fn networks(seed: u64) -> Vec<Net> {
+    let mut out = vec![Net::tiny(Spec::new(seed))];
+    match fixture_dir().map(|d| d.join(G170)).filter(|p| p.is_file()) {
+        Some(p) => out.push(Net {
+            name: G170.trim_end_matches(".bin.gz").to_string(),
+            path: p.to_string_lossy().into_owned(),
+            written: None,
+        }),
+        None => eprintln!("on the tiny network only: no fixture network {G170}"),
+    }
+    out
+}
+
 /// Sets up the golden position over GTP (its komi, its moves from an empty board).
 fn replay(gtp: &mut Gtp, g: &Golden) {
     gtp.ask(&format!("boardsize {}", g.size));
@@ -112,46 +158,68 @@ fn kata_raw_nn_matches_katago_on_the_golden_positions() {
     assert!(failed.is_empty(), "beyond {TOLERANCE}: {failed:#?}");
 }
 
+/// `kata-raw-nn all` is the eight symmetries' answers in turn, each another evaluation;
+/// the default optimism is KataGo's 0.2, which moves the policy of a network with an
+/// optimistic second policy head (the tiny one's) and of no other (g170's). Only that the
+/// symmetries of a position agree on the win rate needs a real network.
 #[test]
 fn kata_raw_nn_all_answers_each_symmetry_in_turn() {
-    let Some(net) = fixture(G170) else { return };
-    let mut gtp = Gtp::start(&["--model", net.to_str().unwrap()]);
-    gtp.ask("boardsize 9");
-    gtp.ask("komi 7");
-    for mv in ["b E5", "w C4", "b G3"] {
-        gtp.ask(&format!("play {mv}"));
+    for net in networks(21) {
+        let name = &net.name;
+        let mut gtp = Gtp::start(&["--model", &net.path]);
+        gtp.ask("boardsize 9");
+        gtp.ask("komi 7");
+        for mv in ["b E5", "w C4", "b G3"] {
+            gtp.ask(&format!("play {mv}"));
+        }
+        let (all, _) = gtp.ask("kata-raw-nn all 0");
+        let mut expected = String::new();
+        for s in 0..8 {
+            let (one, _) = gtp.ask(&format!("kata-raw-nn {s} 0"));
+            expected.push_str(&one);
+            expected.push('\n');
+        }
+        assert_eq!(all, expected.trim_end(), "{name}");
+        let blocks = blocks_of(&all, 9);
+        assert_eq!(blocks.len(), 8, "{name}");
+        for (s, b) in blocks.iter().enumerate() {
+            assert_eq!(b.symmetry, s, "{name}");
+        }
+        // The same position in another symmetry is another evaluation (but the same game).
+        assert_ne!(blocks[0].policy, blocks[1].policy, "{name}");
+        if net.is_fixture() {
+            let win = |b: &Golden| b.scalar("whiteWin");
+            assert!((win(&blocks[0]) - win(&blocks[5])).abs() < 0.05, "{name}");
+        }
+        // The default optimism is 0.2: the same as 0 for one policy head; for the tiny
+        // network's optimistic head another policy (and the same values).
+        let default = gtp.ask("kata-raw-nn all").0;
+        assert_eq!(default, gtp.ask("kata-raw-nn all 0.2").0, "{name}");
+        if net.is_fixture() {
+            assert_eq!(default, all, "{name}: one policy head");
+        } else {
+            let optimistic = blocks_of(&default, 9);
+            assert_ne!(optimistic[0].policy, blocks[0].policy, "{name}");
+            assert_eq!(
+                optimistic[0].scalar("whiteWin"),
+                blocks[0].scalar("whiteWin"),
+                "{name}"
+            );
+        }
+        // A bad symmetry or optimism is a syntax error, and nothing changes.
+        for bad in [
+            "kata-raw-nn 8",
+            "kata-raw-nn all 2",
+            "kata-raw-nn",
+            "kata-raw-nn x",
+        ] {
+            gtp.send(bad);
+            assert_eq!(gtp.answer_failure(), "syntax error", "{name}: {bad}");
+        }
+        // Asked again (from the cache): the same text.
+        assert_eq!(gtp.ask("kata-raw-nn all 0").0, all, "{name}");
+        gtp.finish();
     }
-    let (all, _) = gtp.ask("kata-raw-nn all 0");
-    let mut expected = String::new();
-    for s in 0..8 {
-        let (one, _) = gtp.ask(&format!("kata-raw-nn {s} 0"));
-        expected.push_str(&one);
-        expected.push('\n');
-    }
-    assert_eq!(all, expected.trim_end());
-    let blocks = blocks_of(&all, 9);
-    assert_eq!(blocks.len(), 8);
-    for (s, b) in blocks.iter().enumerate() {
-        assert_eq!(b.symmetry, s);
-    }
-    // The same position in another symmetry is another evaluation (but the same game).
-    assert_ne!(blocks[0].policy, blocks[1].policy);
-    let win = |b: &Golden| b.scalar("whiteWin");
-    assert!((win(&blocks[0]) - win(&blocks[5])).abs() < 0.05);
-    // Asked again (from the cache): the same text. The default optimism changes nothing
-    // for a network with one policy head.
-    assert_eq!(gtp.ask("kata-raw-nn all").0, all);
-    // A bad symmetry or optimism is a syntax error, and nothing changes.
-    for bad in [
-        "kata-raw-nn 8",
-        "kata-raw-nn all 2",
-        "kata-raw-nn",
-        "kata-raw-nn x",
-    ] {
-        gtp.send(bad);
-        assert_eq!(gtp.answer_failure(), "syntax error", "{bad}");
-    }
-    gtp.finish();
 }
 
 #[test]
@@ -218,7 +286,9 @@ fn a_model_that_cannot_be_read_stops_start_up_naming_the_file() {
 /// With a network, `final_score` counts with the network's dead stones, the passes that
 /// ended the game taken back first: shown the two passes, the small fixture network
 /// judged White's dead stones of this GNU Go game alive and counted W+11.5 where the
-/// record (and GNU Go) count B+72.5. Skips when the corpora are not beside the checkout.
+/// record (and GNU Go) count B+72.5. A real network's judgement of a real game: skips
+/// when the fixture network or the corpora are not beside the checkout (the mechanism on
+/// every machine: the next test).
 #[test]
 fn final_score_uses_the_network_dead_stones_of_a_finished_game() {
     let Some(net) = fixture(G170) else {
@@ -239,6 +309,67 @@ fn final_score_uses_the_network_dead_stones_of_a_finished_game() {
     assert_eq!(e.ask("final_score").0, "B+72.5");
     let (dead, _) = e.ask("final_status_list dead");
     assert!(dead.len() > 10, "dead stones: {dead}");
+    e.finish();
+}
+
+/// `final_score` and `final_status_list dead` with a network count with its dead stones,
+/// judged in the position without the passes that ended the game, by the ownership of
+/// the player to move there. Tiny networks that give every point to the player to move
+/// (or to the opponent): Black's wall D1-D9 and White's wall F1-F9, White's stone B5 in
+/// Black's side and Black's stone H5 in White's; whichever of the two the network gives
+/// away is dead (the other side's is out in open ground, and stays), and the count is
+/// exact: B+21 with B5 off (Black 9 + 27 + 1, White 9), W+35 with H5 off (White 9 + 27 +
+/// 1, Black 9; komi 7).
+#[test]
+fn final_score_counts_with_the_dead_stones_the_network_gives() {
+    let walls: Vec<String> = (1..=9)
+        .flat_map(|i| [format!("b D{i}"), format!("w F{i}")])
+        .collect();
+    let walls: Vec<&str> = walls.iter().map(String::as_str).collect();
+    let black_to_move = [&walls[..], &["b H5", "w B5"]].concat();
+    let white_to_move = [&walls[..], &["b pass", "w B5", "b H5"]].concat();
+    let b5 = ("B+21", "B5");
+    let h5 = ("W+35", "H5");
+    for (owner, mover_owns) in [(5.0, true), (-5.0, false)] {
+        let net = Net::tiny(Spec {
+            owner,
+            ..Spec::new(31)
+        });
+        let (if_black, if_white) = if mover_owns { (b5, h5) } else { (h5, b5) };
+        let cases = [
+            (black_to_move.clone(), if_black),
+            (white_to_move.clone(), if_white),
+            // A pass is taken back: Black to move (White to move on the board).
+            ([&black_to_move[..], &["b pass"]].concat(), if_black),
+            (
+                [&black_to_move[..], &["b pass", "w pass"]].concat(),
+                if_black,
+            ),
+            (
+                [&white_to_move[..], &["w pass", "b pass"]].concat(),
+                if_white,
+            ),
+        ];
+        for (moves, (score, dead)) in cases {
+            let mut e = Gtp::start(&["--threads", "1", "--model", &net.path]);
+            e.ask("boardsize 9");
+            e.ask("komi 7");
+            for m in &moves {
+                e.ask(&format!("play {m}"));
+            }
+            let last = moves.last().unwrap();
+            assert_eq!(e.ask("final_score").0, score, "owner {owner}, last {last}");
+            assert_eq!(e.ask("final_status_list dead").0, dead, "owner {owner}");
+            e.finish();
+        }
+    }
+    // Without a network the playouts judge: neither lone stone survives.
+    let mut e = Gtp::start(&["--threads", "1", "--model", "none", "--seed", "1"]);
+    e.ask("boardsize 9");
+    for m in &black_to_move {
+        e.ask(&format!("play {m}"));
+    }
+    assert_eq!(e.ask("final_status_list dead").0, "B5\nH5");
     e.finish();
 }
 
@@ -277,25 +408,29 @@ fn run_with_env(
 
 /// Without `--model`, the network at the default place is loaded and named on stderr;
 /// `--model none` (or `TENGEN_MODEL=none`) plays without it; with no file there, stderr
-/// says so and the playout search plays; `TENGEN_MODEL=FILE` names another network.
+/// says so and the playout search plays; `TENGEN_MODEL=FILE` names another network. Tiny
+/// networks (any network file would do), one at the default place and another elsewhere.
 #[test]
 fn the_default_network_is_loaded_when_present_and_none_refuses_it() {
-    let Some(net) = fixture(G170) else {
-        return;
-    };
     let dir = std::env::temp_dir().join(format!("tengen-default-model-{}", std::process::id()));
     let empty = dir.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
-    std::fs::copy(&net, dir.join(tengen::nn::DEFAULT_MODEL_NAME)).unwrap();
+    let default = Spec::new(41);
+    std::fs::write(
+        dir.join(tengen::nn::DEFAULT_MODEL_NAME),
+        tiny_net::gzipped(default),
+    )
+    .unwrap();
+    let other = Net::tiny(Spec::new(42));
     let input = "boardsize 9\nkata-raw-nn 0\nquit\n";
     let has_net = |out: &str| out.contains("whiteWin");
+    let loaded = |err: &str, name: &str| {
+        err.contains(&format!("network {name} ")) && err.contains("loaded from")
+    };
 
     let (out, err) = run_with_env(&[], None, &dir, input);
     assert!(has_net(&out), "{out}\n{err}");
-    assert!(
-        err.contains("network g170") && err.contains("loaded from"),
-        "{err}"
-    );
+    assert!(loaded(&err, &default.name()), "{err}");
 
     for (args, model) in [(&["--model", "none"][..], None), (&[][..], Some("none"))] {
         let (out, err) = run_with_env(args, model, &dir, input);
@@ -307,8 +442,9 @@ fn the_default_network_is_loaded_when_present_and_none_refuses_it() {
     assert!(!has_net(&out), "{out}");
     assert!(err.contains("no network at"), "{err}");
 
-    let (out, err) = run_with_env(&[], Some(&net.to_string_lossy()), &empty, input);
+    let (out, err) = run_with_env(&[], Some(&other.path), &dir, input);
     assert!(has_net(&out), "{out}\n{err}");
+    assert!(loaded(&err, &other.name), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -332,81 +468,135 @@ fn values_of(update: &str, key: &str, n: usize) -> Vec<Vec<f64>> {
 
 /// With a network, `kata-analyze` gives each move its own `scoreStdev` (the network's
 /// score spread under the move: its evaluations' own spread and that of their leads) and
-/// its own `movesOwnership`, and stops on the next line as without one. (The same fields
-/// on the fake network, without network files: `tests/puct.rs`.)
+/// its own `movesOwnership`, and stops on the next line as without one. On the tiny
+/// network (and the fixture one when present): any network's evaluations differ from
+/// move to move. (The same fields on the fake network: `tests/puct.rs`.)
 #[test]
 fn kata_analyze_with_a_network_gives_each_move_its_score_spread_and_ownership() {
-    let Some(net) = fixture(G170) else {
-        return;
-    };
-    let net = net.to_string_lossy().into_owned();
-    let wait = std::time::Duration::from_secs(30);
-    let mut g = Gtp::start(&["--threads", "2", "--model", &net]);
-    g.ask("boardsize 9");
-    g.send("kata-analyze B 20 movesOwnership true");
-    assert_eq!(g.line(wait), "=");
-    let mut stdevs: Vec<f64> = Vec::new();
-    let mut owns: Vec<Vec<f64>> = Vec::new();
-    for _ in 0..50 {
-        let update = g.line(wait);
-        owns = values_of(&update, "movesOwnership", 81);
-        stdevs = values_of(&update, "scoreStdev", 1)
-            .into_iter()
-            .map(|v| v[0])
-            .collect();
-        if stdevs.len() >= 3 {
-            break;
+    for net in networks(51) {
+        let name = &net.name;
+        let wait = std::time::Duration::from_secs(30);
+        let mut g = Gtp::start(&["--threads", "2", "--model", &net.path]);
+        g.ask("boardsize 9");
+        g.send("kata-analyze B 20 movesOwnership true");
+        assert_eq!(g.line(wait), "=");
+        let mut stdevs: Vec<f64> = Vec::new();
+        let mut owns: Vec<Vec<f64>> = Vec::new();
+        for _ in 0..50 {
+            let update = g.line(wait);
+            owns = values_of(&update, "movesOwnership", 81);
+            stdevs = values_of(&update, "scoreStdev", 1)
+                .into_iter()
+                .map(|v| v[0])
+                .collect();
+            if stdevs.len() >= 3 {
+                break;
+            }
         }
+        g.send("protocol_version");
+        while !g.line(wait).is_empty() {}
+        assert_eq!(g.answer().0, "2");
+        assert!(stdevs.len() >= 3, "{name}: {stdevs:?}");
+        assert!(
+            stdevs.iter().all(|&s| s > 0.5 && s < 100.0),
+            "{name}: {stdevs:?}"
+        );
+        assert!(
+            stdevs.windows(2).any(|w| w[0] != w[1]),
+            "{name}: one spread for every move: {stdevs:?}"
+        );
+        assert!(
+            owns.len() >= 3,
+            "{name}: movesOwnership in {} segments",
+            owns.len()
+        );
+        assert!(
+            owns.windows(2).any(|w| w[0] != w[1]),
+            "{name}: one ownership for every move"
+        );
+        assert!(
+            owns.iter().flatten().all(|o| (-1.0..=1.0).contains(o)),
+            "{name}"
+        );
+        g.finish();
     }
-    g.send("protocol_version");
-    while !g.line(wait).is_empty() {}
-    assert_eq!(g.answer().0, "2");
-    assert!(stdevs.len() >= 3, "{stdevs:?}");
-    assert!(stdevs.iter().all(|&s| s > 0.5 && s < 100.0), "{stdevs:?}");
-    assert!(
-        stdevs.windows(2).any(|w| w[0] != w[1]),
-        "one spread for every move: {stdevs:?}"
-    );
-    assert!(owns.len() >= 3, "movesOwnership in {} segments", owns.len());
-    assert!(
-        owns.windows(2).any(|w| w[0] != w[1]),
-        "one ownership for every move"
-    );
-    g.finish();
 }
 
-/// (The same on the fake network, without network files: `tests/puct.rs`.)
+/// With a network, `tengen-best_moves_gfx` counts evaluations (one a simulation: the 40
+/// asked for) where the playouts count playouts, and shows the lead of the side to move.
+/// On the tiny network and, when present, the fixture one, whose lead (White's after E5)
+/// is a judgement: within 15 points of even. (The same on the fake network:
+/// `tests/puct.rs`.)
 #[test]
 fn gogui_best_moves_with_a_network_count_evaluations_and_show_the_lead() {
-    let Some(net) = fixture(G170) else {
-        return;
-    };
-    let net = net.to_string_lossy().into_owned();
+    for net in networks(61) {
+        let name = &net.name;
+        let mut e = Gtp::start(&[
+            "--threads",
+            "1",
+            "--seed",
+            "1",
+            "--visits",
+            "40",
+            "--model",
+            &net.path,
+        ]);
+        e.ask("boardsize 9");
+        e.ask("play B E5");
+        let (gfx, _) = e.ask("tengen-best_moves_gfx");
+        let text = gfx.lines().find(|l| l.starts_with("TEXT ")).expect(&gfx);
+        // "TEXT D5 43.1% (12 visits), lead -0.6, 40 evaluations": White's lead after E5.
+        assert!(text.ends_with(", 40 evaluations"), "{name}: {text}");
+        let lead: f64 = text
+            .split("lead ")
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(lead.is_finite(), "{name}: {text}");
+        if net.is_fixture() {
+            assert!((-15.0..15.0).contains(&lead), "{name}: {text}");
+        }
+        e.finish();
+    }
+}
+
+/// `genmove` with a network plays legal moves for both sides, stones while the board is
+/// open: ten moves on a tiny network, each replayed on a game of our own, and the engine's
+/// board has them (a stone there cannot be played again).
+#[test]
+fn genmove_with_a_network_plays_legal_moves() {
+    let net = Net::tiny(Spec::new(71));
     let mut e = Gtp::start(&[
         "--threads",
         "1",
         "--seed",
-        "1",
+        "2",
         "--visits",
-        "40",
+        "30",
         "--model",
-        &net,
+        &net.path,
     ]);
     e.ask("boardsize 9");
-    e.ask("play B E5");
-    let (gfx, _) = e.ask("tengen-best_moves_gfx");
-    let text = gfx.lines().find(|l| l.starts_with("TEXT ")).expect(&gfx);
-    // "TEXT D5 43.1% (12 visits), lead -0.6, 40 evaluations": White's lead after E5.
-    assert!(text.ends_with(" evaluations"), "{text}");
-    let lead: f64 = text
-        .split("lead ")
-        .nth(1)
-        .unwrap()
-        .split(',')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!((-15.0..15.0).contains(&lead), "{text}");
+    e.ask("komi 7");
+    let mut game = tengen::Game::new(9, tengen::Rules::chinese()).unwrap();
+    for i in 0..10 {
+        let (color, name) = if i % 2 == 0 {
+            (tengen::Color::Black, "b")
+        } else {
+            (tengen::Color::White, "w")
+        };
+        let (mv, _) = e.ask(&format!("genmove {name}"));
+        assert!(mv != "pass" && mv != "resign", "move {i}: {mv}");
+        let p = super::point(9, &mv);
+        if let Err(err) = game.play(color, tengen::Move::Place(p)) {
+            panic!("move {i}: {mv} is illegal: {err:?}");
+        }
+        e.send(&format!("play {} {mv}", if i % 2 == 0 { "w" } else { "b" }));
+        assert!(e.answer_failure().contains("illegal"), "move {i}: {mv}");
+    }
     e.finish();
 }

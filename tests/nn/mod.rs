@@ -2,7 +2,9 @@
 //! networks and on damaged copies of them, and the V7 input features on positions built
 //! by moves. The fixtures are in `$TENGEN_NN_DIR`, by default `../shared/nn` beside the
 //! crate; a test that needs them and finds them absent says so and passes. The search
-//! with a network is `tests/puct.rs`'s (on the fake network, and on these when present).
+//! with a network is `tests/puct.rs`'s (on the fake network, and on these when present);
+//! through GTP, `gtp.rs`'s, on a tiny network written for the test (`common::tiny_net`)
+//! and on the fixture one when present.
 //!
 //! `cargo test --release --test integration nn::`
 
