@@ -652,3 +652,27 @@ fn gogui_best_moves_count_evaluations_and_show_the_lead() {
     let expected = -a.candidates[0].score_black;
     assert!((lead - expected).abs() < 0.051, "{text}: {expected}");
 }
+
+/// A search with a time limit on a slow network (an evaluation takes 300 ms, as on 19x19
+/// under load) ends at its limit: the evaluation running then is dropped, not waited for.
+#[test]
+fn an_evaluation_running_at_the_time_limit_is_dropped() {
+    let g = game(9, &["E5"]);
+    for threads in [1, 2] {
+        let f = Arc::new(FakeNet::new().with_delay(Duration::from_millis(300)));
+        let start = Instant::now();
+        let a = search_on(f.clone(), threads, 1).run(
+            &g,
+            Color::White,
+            &Limits::time(Duration::from_millis(700)),
+        );
+        let took = start.elapsed();
+        assert!(
+            took < Duration::from_millis(850),
+            "{threads} threads: {took:?} for a 700 ms limit"
+        );
+        // The root's evaluation (300 ms) and at most one more per thread fit.
+        assert!(a.playouts <= threads as u64, "{threads} threads");
+        assert_eq!(a.playouts + 1, f.evaluations(), "{threads} threads");
+    }
+}

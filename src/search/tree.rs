@@ -103,8 +103,14 @@ impl Stats {
         if self.evals == 0 || self.weight_sum == 0 {
             0.5
         } else {
-            self.mean_value() * self.evals as f64 / self.visits.max(self.evals) as f64
+            self.mean_value() * self.in_share()
         }
+    }
+
+    /// The share of the visits whose evaluations are backed up: the others are descents
+    /// in flight, whose figures count as 0 in the means and the spreads (a virtual loss).
+    fn in_share(&self) -> f64 {
+        self.evals as f64 / self.visits.max(self.evals).max(1) as f64
     }
 
     /// The weighted mean of the evaluations backed up, without the virtual loss.
@@ -112,8 +118,14 @@ impl Stats {
         self.value_sum as f64 / VALUE_UNIT / self.weight()
     }
 
-    /// The network's weighted mean lead for Black (0 unvisited).
+    /// The network's weighted mean lead for Black (0 unvisited), the descents still in
+    /// flight counted as leads of 0.
     pub fn lead(&self) -> f64 {
+        self.mean_lead() * self.in_share()
+    }
+
+    /// The weighted mean lead of the evaluations backed up.
+    fn mean_lead(&self) -> f64 {
         if self.weight_sum == 0 {
             0.0
         } else {
@@ -127,7 +139,7 @@ impl Stats {
         if self.weight_sum == 0 {
             return 0.0;
         }
-        let mean_sq = self.score_sq_sum as f64 / SCORE_SQ_UNIT / self.weight();
+        let mean_sq = self.score_sq_sum as f64 / SCORE_SQ_UNIT / self.weight() * self.in_share();
         (mean_sq - self.lead() * self.lead()).max(0.0).sqrt()
     }
 
@@ -137,9 +149,8 @@ impl Stats {
         if self.weight_sum == 0 {
             return 0.0;
         }
-        let mean_sq = self.value_sq_sum as f64 / VALUE_UNIT / self.weight();
-        let mean = self.mean_value();
-        (mean_sq - mean * mean).max(0.0).sqrt()
+        let mean_sq = self.value_sq_sum as f64 / VALUE_UNIT / self.weight() * self.in_share();
+        (mean_sq - self.value() * self.value()).max(0.0).sqrt()
     }
 }
 
@@ -440,7 +451,7 @@ mod tests {
         // A third descent on its way down: its visit counts, its value is not in yet.
         let s = Stats { visits: 3, ..s };
         assert!((s.value() - 0.7 * 2.0 / 3.0).abs() < 1e-6);
-        assert!((s.lead() - 2.0).abs() < 1e-6);
+        assert!((s.lead() - 2.0 * 2.0 / 3.0).abs() < 1e-6);
         // Nothing evaluated yet.
         let s = Stats {
             visits: 1,
