@@ -572,7 +572,10 @@ fn live_analysis(threads: usize) -> (Analysis, usize) {
     let g = game(9, &["E5"]);
     // A millisecond an evaluation, so that the reports come while it searches.
     let f = Arc::new(FakeNet::new().with_delay(Duration::from_millis(1)));
-    let mut s = search_on(f, threads, 6);
+    // First-play urgency from the parent's mean alone: the fake network's root value is
+    // far below its children's, which from the parent's own value would keep the search
+    // on one move, and the report is to show several.
+    let mut s = search_with(f, threads, 6, |c| c.puct.fpu_parent_nn_pow = 0.0);
     let mut reports = 0;
     let mut sink = |_: &Analysis| reports += 1;
     let report = Reporter {

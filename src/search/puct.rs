@@ -111,10 +111,10 @@ impl Default for PuctConfig {
             count_ends: false,
             optimism: 1.0,
             root_optimism: 0.2,
-            uncertainty: 0.0,
+            uncertainty: 0.25,
             uncertainty_max_weight: 8.0,
-            fpu_parent_nn_pow: 0.0,
-            subtree_bias: 0.0,
+            fpu_parent_nn_pow: 2.0,
+            subtree_bias: 0.45,
         }
     }
 }
@@ -707,7 +707,10 @@ mod tests {
 
     #[test]
     fn uncertain_evaluations_weigh_less_up_to_a_bound() {
-        let off = PuctConfig::default();
+        let off = PuctConfig {
+            uncertainty: 0.0,
+            ..PuctConfig::default()
+        };
         assert_eq!(eval_weight(&off, &evaluation(0.5, 10.0), 0.0, 9), 1.0);
         let cfg = PuctConfig {
             uncertainty: 0.25,
