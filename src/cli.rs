@@ -196,26 +196,6 @@ pub static KNOBS: &[Knob] = &[
         },
     },
     Knob {
-        key: "explore",
-        help: "UCB exploration constant (0: priors and RAVE explore)",
-        range: "0..=100",
-        get: |s| s.search.explore.to_string(),
-        set: |s, v| {
-            s.search.explore = number_in(v, 0.0, 100.0)?;
-            Ok(())
-        },
-    },
-    Knob {
-        key: "score-bonus",
-        help: "share of a result's value that follows the margin",
-        range: "0..=0.5",
-        get: |s| s.search.score_bonus.to_string(),
-        set: |s, v| {
-            s.search.score_bonus = number_in(v, 0.0, 0.5)?;
-            Ok(())
-        },
-    },
-    Knob {
         key: "prior-learned",
         help: "visits of the learned prior (0: hand-written priors)",
         range: "0..=100000",
@@ -322,16 +302,6 @@ pub static KNOBS: &[Knob] = &[
         get: |s| s.search.puct.lcb_stdevs.to_string(),
         set: |s, v| {
             s.search.puct.lcb_stdevs = number_in(v, 0.0, 10.0)?;
-            Ok(())
-        },
-    },
-    Knob {
-        key: "puct-count-ends",
-        help: "value a game ended by two passes in the tree by its count with the network's dead stones (1) or by the network (0)",
-        range: "0..=1",
-        get: |s| u8::from(s.search.puct.count_ends).to_string(),
-        set: |s, v| {
-            s.search.puct.count_ends = number_in(v, 0u8, 1)? == 1;
             Ok(())
         },
     },
@@ -689,7 +659,7 @@ mod tests {
             &["--max-memory", "64"],
             &["--resign", "0"],
             &["--lag-margin", "0.05"],
-            &["--set", "explore=0.4"],
+            &["--set", "rave-equiv=2000"],
             &["--set", "prior-power=2", "--set", "player=random"],
             &["--set", "playout-self-atari=1"],
         ] {
@@ -712,15 +682,16 @@ mod tests {
             &["--lag-margin", "-1"],
             &["--resign", "nan"],
             &["--resign", "1.5"],
-            &["--set", "explore=nan"],
-            &["--set", "explore=inf"],
+            &["--set", "rave-equiv=nan"],
             &["--set", "prior-power=NaN"],
             &["--set", "rave-equiv=inf"],
-            &["--set", "score-bonus=nan"],
             &["--set", "playout-self-atari=nan"],
             &["--set", "playout-self-atari=1.5"],
             &["--set", "no-such-knob=1"],
-            &["--set", "explore"],
+            &["--set", "rave-equiv"],
+            &["--set", "explore=1"],
+            &["--set", "score-bonus=0.1"],
+            &["--set", "puct-count-ends=1"],
             &["--set", "policy=heavy"],
             &["--move-time", "nan"],
             &["--playouts", "0"],

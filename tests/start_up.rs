@@ -40,7 +40,7 @@ fn bad_numbers_stop_the_program_at_start_up_with_status_2() {
         &["--komi=-inf"],
         &["--lag-margin", "nan"],
         &["--resign", "nan"],
-        &["--set", "explore=nan"],
+        &["--set", "rave-equiv=nan"],
         &["--set", "prior-power=nan"],
         &["--set", "rave-equiv=inf"],
         &["--move-time", "nan"],

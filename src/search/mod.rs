@@ -94,8 +94,6 @@ pub struct SearchConfig {
     /// RAVE equivalence: the number of visits at which a move's own statistics and its
     /// AMAF statistics weigh the same (Gelly & Silver's b² is 1 / (4 K)).
     pub rave_equiv: f64,
-    /// UCB exploration constant (0: the priors and RAVE explore).
-    pub explore: f64,
     pub priors: PriorConfig,
     pub policy: PolicyKind,
     pub moggy: MoggyConfig,
@@ -104,10 +102,6 @@ pub struct SearchConfig {
     /// lost side would throw its seki away in the tree as readily as anything else, and
     /// the ownership would show the seki gone.
     pub seki_moves: bool,
-    /// Share of a simulation's value that follows its final margin rather than only
-    /// who won (0: win or loss alone): a win is worth `1 - bonus` plus `bonus` times the
-    /// margin's place on a linear scale (`walk::score_value`).
-    pub score_bonus: f64,
     /// The search with a network.
     pub puct: puct::PuctConfig,
     pub seed: u64,
@@ -120,12 +114,10 @@ impl Default for SearchConfig {
             max_memory_mib: DEFAULT_MAX_MEMORY_MIB,
             expand_visits: 12,
             rave_equiv: 3000.0,
-            explore: 0.0,
             priors: PriorConfig::default(),
             policy: PolicyKind::Moggy,
             moggy: MoggyConfig::default(),
             seki_moves: true,
-            score_bonus: 0.0,
             puct: puct::PuctConfig::default(),
             seed: 0x7465_6e67_656e,
         }

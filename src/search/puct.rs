@@ -14,11 +14,9 @@
 //! The evaluations come through the seam of `leaf` (a [`LeafEvaluator`]: the network,
 //! or the fake one of the tests); this file knows no network, no model and no cache.
 
-use std::cmp::Ordering;
 use std::sync::atomic::Ordering::Relaxed;
 
 use crate::board::{Color, Move};
-use crate::dead;
 use crate::game::Game;
 use crate::nn::eval::Evaluation;
 use crate::nn::features::Features;
@@ -66,11 +64,6 @@ pub struct PuctConfig {
     /// [`LCB_MIN_SHARE`] of the most visited one's visits, the one whose utility less
     /// this many standard errors is highest.
     pub lcb_stdevs: f64,
-    /// How a game ended by two passes inside the tree is valued: `true`, by its count
-    /// with the dead stones the network sees when shown the position without those
-    /// passes (a win, a loss or a draw, and the exact lead); `false`, by the network shown
-    /// the two passes (which counts every stone as alive).
-    pub count_ends: bool,
     /// KataGo's policy optimism (0 to 1): how far the policy of a position inside the
     /// tree, and of the root, moves towards the network's optimistic policy head (no
     /// effect on a network without one).
@@ -108,13 +101,12 @@ impl Default for PuctConfig {
             score_utility: 0.15,
             static_score_utility: 0.05,
             lcb_stdevs: 5.0,
-            count_ends: false,
             optimism: 1.0,
             root_optimism: 0.2,
-            uncertainty: 0.25,
+            uncertainty: 0.0,
             uncertainty_max_weight: 8.0,
-            fpu_parent_nn_pow: 2.0,
-            subtree_bias: 0.45,
+            fpu_parent_nn_pow: 0.0,
+            subtree_bias: 0.0,
         }
     }
 }
@@ -233,13 +225,12 @@ pub(super) fn simulate(
     let mut passes = shared.root_passes;
     let mut mover = color.opponent();
     let mut expand = false;
-    let mut ended = false;
     loop {
         let n = tree.node(node);
         n.visits.fetch_add(1, Relaxed);
         path.push((node, mover));
         if passes >= 2 {
-            ended = cfg.count_ends;
+            // A game ended in the tree: the network, shown the two passes, values it.
             break;
         }
         if !n.is_expanded() {
@@ -271,9 +262,6 @@ pub(super) fn simulate(
         color = color.opponent();
         node = next;
     }
-    if ended {
-        nw.game = dead::without_final_passes(&nw.game);
-    }
     let Some(e) = nw
         .eval
         .evaluate(&nw.game, net.rules, symmetry, cfg.optimism as f32, stop)
@@ -290,31 +278,15 @@ pub(super) fn simulate(
         let kids = children(&nw.game, &e, &|_| true);
         tree.expand(node, &kids);
     }
-    let (white, lead, variance) = if ended {
-        let margin = dead::net_count(&nw.game, &e.white_ownership).margin();
-        let white = match margin.total_cmp(&0.0) {
-            Ordering::Less => 1.0,
-            Ordering::Equal => 0.5,
-            Ordering::Greater => 0.0,
-        };
-        (white, margin, 0.0)
-    } else {
-        let mean = e.white_score_mean as f64;
-        (
-            e.white_win as f64 + 0.5 * e.no_result as f64,
-            -(e.white_lead as f64),
-            (e.white_score_mean_sq as f64 - mean * mean).max(0.0),
-        )
-    };
-    let weight = if ended {
-        1.0
-    } else {
-        eval_weight(cfg, &e, net.centre, net.game.size())
-    };
+    let mean = e.white_score_mean as f64;
+    let white = e.white_win as f64 + 0.5 * e.no_result as f64;
+    let lead = -(e.white_lead as f64);
+    let variance = (e.white_score_mean_sq as f64 - mean * mean).max(0.0);
+    let weight = eval_weight(cfg, &e, net.centre, net.game.size());
     let raw_white = white;
     let mut white = white;
     let mut table = bias.then(|| net.bias.lock().unwrap_or_else(|e| e.into_inner()));
-    if let (Some(t), false, Some(&key)) = (&table, ended, nw.keys.get(path.len().wrapping_sub(2))) {
+    if let (Some(t), Some(&key)) = (&table, nw.keys.get(path.len().wrapping_sub(2))) {
         let shift = cfg.subtree_bias * t.mean(key);
         let leaf_mover = path[path.len() - 1].1;
         white += if leaf_mover == Color::White {

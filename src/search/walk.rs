@@ -151,19 +151,10 @@ pub(super) fn simulate(shared: &Shared, w: &mut Worker) -> (bool, i32) {
     }
     // Result: Black's margin in half points, komi included.
     let margin = score - (shared.komi * 2.0).round() as i32;
-    let black_value: u32 = if cfg.score_bonus > 0.0 && margin != 0 {
-        score_value(
-            margin,
-            cfg.score_bonus,
-            shared.root_board.size(),
-            &mut w.rng,
-        )
-    } else {
-        match margin.signum() {
-            1 => 2,
-            0 => 1,
-            _ => 0,
-        }
+    let black_value: u32 = match margin.signum() {
+        1 => 2,
+        0 => 1,
+        _ => 0,
     };
     for &(id, mover) in &w.path {
         let n = tree.node(id);
@@ -194,21 +185,6 @@ pub(super) fn simulate(shared: &Shared, w: &mut Worker) -> (bool, i32) {
         }
     }
     (counted, margin)
-}
-
-/// Black's value of a simulation with a score bonus: a win is worth `1 - bonus` plus
-/// `bonus` times the margin's place on a linear scale from losing by the whole board
-/// (0) to winning by it (1), a loss that share alone; so every win is worth more than
-/// every loss, and among wins (and losses) a bigger margin is worth more. The value is
-/// rounded at random to the tree's half points (0, 1 or 2), unbiased.
-fn score_value(margin: i32, bonus: f64, size: usize, rng: &mut PlayoutRng) -> u32 {
-    let area = (size * size) as f64;
-    let scaled = (0.5 + margin as f64 / 2.0 / (2.0 * area)).clamp(0.0, 1.0);
-    let win = if margin > 0 { 1.0 - bonus } else { 0.0 };
-    let half_points = 2.0 * (win + bonus * scaled);
-    let floor = half_points.floor();
-    let up = (rng.unit() as f64) < half_points - floor;
-    (floor as u32 + up as u32).min(2)
 }
 
 /// Plays the simulation out from the worker's board with the chosen policy; Black's area
