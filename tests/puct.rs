@@ -541,15 +541,7 @@ fn gogui_best_moves_count_evaluations_and_show_the_lead() {
     let text = gfx.lines().find(|l| l.starts_with("TEXT ")).expect(&gfx);
     // "TEXT D5 43.1% (12 visits), lead -0.6, 40 evaluations": White's lead after E5.
     assert!(text.ends_with(" 40 evaluations"), "{text}");
-    let lead: f64 = text
-        .split("lead ")
-        .nth(1)
-        .unwrap()
-        .split(',')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let lead = crate::common::gfx_lead(text);
     let expected = -a.candidates[0].score_black;
     assert!((lead - expected).abs() < 0.051, "{text}: {expected}");
 }

@@ -52,3 +52,13 @@ pub fn position(rows: &[&str], to_move: Color, rules: Rules) -> Game {
     game.set_position(&stones, to_move);
     game
 }
+
+/// The lead in the `TEXT` line of GoGui's best-moves graphics (`TEXT D5 43.1% (12
+/// visits), lead -0.6, 40 evaluations`): -0.6.
+pub fn gfx_lead(text: &str) -> f64 {
+    text.split("lead ")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|lead| lead.parse().ok())
+        .unwrap_or_else(|| panic!("no lead in {text}"))
+}

@@ -547,15 +547,7 @@ fn gogui_best_moves_with_a_network_count_evaluations_and_show_the_lead() {
         let text = gfx.lines().find(|l| l.starts_with("TEXT ")).expect(&gfx);
         // "TEXT D5 43.1% (12 visits), lead -0.6, 40 evaluations": White's lead after E5.
         assert!(text.ends_with(", 40 evaluations"), "{name}: {text}");
-        let lead: f64 = text
-            .split("lead ")
-            .nth(1)
-            .unwrap()
-            .split(',')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let lead = crate::common::gfx_lead(text);
         assert!(lead.is_finite(), "{name}: {text}");
         if net.is_fixture() {
             assert!((-15.0..15.0).contains(&lead), "{name}: {text}");
