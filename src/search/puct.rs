@@ -279,12 +279,12 @@ pub(super) fn simulate(
         tree.expand(node, &kids);
     }
     let mean = e.white_score_mean as f64;
-    let white = e.white_win as f64 + 0.5 * e.no_result as f64;
+    let raw_white = e.white_win as f64 + 0.5 * e.no_result as f64;
     let lead = -(e.white_lead as f64);
     let variance = (e.white_score_mean_sq as f64 - mean * mean).max(0.0);
     let weight = eval_weight(cfg, &e, net.centre, net.game.size());
-    let raw_white = white;
-    let mut white = white;
+    // The leaf's value as backed up: the network's, moved by the subtree bias.
+    let mut white = raw_white;
     let mut table = bias.then(|| net.bias.lock().unwrap_or_else(|e| e.into_inner()));
     if let (Some(t), Some(&key)) = (&table, nw.keys.get(path.len().wrapping_sub(2))) {
         let shift = cfg.subtree_bias * t.mean(key);
