@@ -366,6 +366,16 @@ pub static KNOBS: &[Knob] = &[
         },
     },
     Knob {
+        key: "nn-batch",
+        help: "leaves a search thread has the network evaluate at once (0: chosen by board size and threads)",
+        range: "0..=64",
+        get: |s| s.search.puct.batch.to_string(),
+        set: |s, v| {
+            s.search.puct.batch = number_in(v, 0usize, 64)?;
+            Ok(())
+        },
+    },
+    Knob {
         key: "puct-static-score",
         help: "weight of the score utility around 0",
         range: "0..=1",

@@ -411,9 +411,9 @@ fn the_move_played_is_the_lower_confidence_bounds_choice_among_well_visited_move
 #[test]
 fn a_stop_during_an_evaluation_is_not_waited_for_and_leaves_no_trace() {
     let g = game(9, &["E5"]);
-    for threads in [1, 2] {
+    for (threads, batch) in [(1, 1), (2, 1), (1, 4), (2, 3)] {
         let f = Arc::new(FakeNet::new().with_delay(Duration::from_millis(400)));
-        let mut s = search_on(f.clone(), threads, 4);
+        let mut s = search_with(f.clone(), threads, 4, |c| c.puct.batch = batch);
         let stop = AtomicBool::new(false);
         let stopped_at = std::sync::Mutex::new(None);
         let start = Instant::now();
@@ -437,12 +437,20 @@ fn a_stop_during_an_evaluation_is_not_waited_for_and_leaves_no_trace() {
             late < Duration::from_millis(150),
             "{threads} threads: answered {late:?} after the stop"
         );
-        // Only finished evaluations count: the root's and one a simulation.
-        assert!(
-            (1..=threads as u64).contains(&a.playouts),
-            "{threads} threads"
-        );
-        assert_eq!(a.playouts + 1, f.evaluations(), "{threads} threads");
+        // Only finished evaluations count: the root's and one a simulation; a batch cut
+        // short counts for nothing, the evaluations it finished included.
+        if batch == 1 {
+            assert!(
+                (1..=threads as u64).contains(&a.playouts),
+                "{threads} threads"
+            );
+            assert_eq!(a.playouts + 1, f.evaluations(), "{threads} threads");
+        } else {
+            assert!(
+                a.playouts < f.evaluations(),
+                "{threads} threads, batch {batch}"
+            );
+        }
         assert_eq!(a.root_visits as u64, a.playouts, "{threads} threads");
         let visits: u32 = a.candidates.iter().map(|c| c.visits).sum();
         assert_eq!(visits as u64, a.playouts, "{threads} threads");
@@ -567,5 +575,71 @@ fn an_evaluation_running_at_the_time_limit_is_dropped() {
         // The root's evaluation (300 ms) and at most one more per thread fit.
         assert!(a.playouts <= threads as u64, "{threads} threads");
         assert_eq!(a.playouts + 1, f.evaluations(), "{threads} threads");
+    }
+}
+
+/// Leaves gathered and evaluated in batches (`nn-batch`): one thread and a fixed seed still
+/// repeat exactly, the visits asked for are exactly those made on one thread or several,
+/// and a network's passes hold several positions each.
+#[test]
+fn batches_repeat_exactly_and_count_exact_visits() {
+    let g = game(9, &["E5", "C3", "G4"]);
+    let tiny = common::tiny_net::TinyNet::new(5);
+    let model = Arc::new(Model::load(tiny.path()).unwrap());
+    for batch in [3, 8] {
+        let with_batch = |c: &mut SearchConfig| c.puct.batch = batch;
+        let f = fake();
+        let ra =
+            search_with(f.clone(), 1, 7, with_batch).run(&g, Color::White, &Limits::playouts(40));
+        let rb = search_with(fake(), 1, 7, with_batch).run(&g, Color::White, &Limits::playouts(40));
+        assert_eq!(fingerprint(&ra), fingerprint(&rb), "batch {batch}");
+        assert_eq!(ra.ownership, rb.ownership, "batch {batch}");
+        assert_eq!((ra.playouts, ra.root_visits), (40, 40), "batch {batch}");
+        assert_eq!(
+            f.evaluations(),
+            41,
+            "batch {batch}: one a simulation and the root's"
+        );
+        let visits: u32 = ra.candidates.iter().map(|c| c.visits).sum();
+        assert_eq!(visits, 40, "batch {batch}");
+
+        let f = fake();
+        let a =
+            search_with(f.clone(), 2, 3, with_batch).run(&g, Color::Black, &Limits::playouts(90));
+        assert_eq!(
+            (a.playouts, a.root_visits),
+            (90, 90),
+            "batch {batch}, two threads"
+        );
+        assert_eq!(f.evaluations(), 91, "batch {batch}, two threads");
+
+        let run = || {
+            let net = Arc::new(Network::new(model.clone()));
+            let a = search_with(net.clone(), 1, 7, with_batch).run(
+                &g,
+                Color::White,
+                &Limits::playouts(40),
+            );
+            (a, net.runs())
+        };
+        let ((na, runs), (nb, _)) = (run(), run());
+        assert_eq!(
+            fingerprint(&na),
+            fingerprint(&nb),
+            "tiny network, batch {batch}"
+        );
+        assert_eq!(
+            (na.playouts, na.root_visits),
+            (40, 40),
+            "tiny network, batch {batch}"
+        );
+        // The root's evaluation, then batches of `batch` (a position the cache holds or
+        // asked twice in one batch runs no more than once).
+        assert!(runs.positions <= 41, "{runs:?}");
+        assert!(
+            runs.passes <= 1 + 40usize.div_ceil(batch) as u64,
+            "batch {batch}: {runs:?}"
+        );
+        assert!(runs.positions > runs.passes, "batch {batch}: {runs:?}");
     }
 }

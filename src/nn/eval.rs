@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use super::cache::{Cache, EvalKey};
 use super::features::{features, Features, InputRules};
-use super::forward::{Forward, ForwardError};
+use super::forward::{Forward, ForwardError, RawOutput};
 use super::model::Model;
 use crate::board::{Cell, Move, Point};
 use crate::game::Game;
@@ -126,7 +126,30 @@ pub struct Evaluator<'m> {
     /// `kata-raw-nn` (KataGo's search turns it on in GTP and analysis).
     pub passing_hacks: bool,
     spatial: Vec<f32>,
+    global: Vec<f32>,
     logits: Vec<f32>,
+    /// What the network has run so far (cache hits are not runs).
+    pub runs: RunCounts,
+}
+
+/// An evaluator's runs of the network: passes, the positions they held, and the wall
+/// seconds they took (runs cut short by a stop included).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RunCounts {
+    pub passes: u64,
+    pub positions: u64,
+    pub seconds: f64,
+}
+
+/// One position of a batch ([`Evaluator::evaluate_batch_shared_until`]): the game's
+/// position for its player to move, under `rules`, in `symmetry` (0 to 7), with policy
+/// `optimism`.
+#[derive(Clone, Copy)]
+pub struct Request<'g> {
+    pub game: &'g Game,
+    pub rules: InputRules,
+    pub symmetry: usize,
+    pub optimism: f32,
 }
 
 impl<'m> Evaluator<'m> {
@@ -135,7 +158,9 @@ impl<'m> Evaluator<'m> {
             forward: Forward::new(model)?,
             passing_hacks: false,
             spatial: Vec::new(),
+            global: Vec::new(),
             logits: Vec::new(),
+            runs: RunCounts::default(),
         })
     }
 
@@ -231,6 +256,145 @@ impl<'m> Evaluator<'m> {
         Some(e)
     }
 
+    /// [`evaluate_shared_until`](Self::evaluate_shared_until) of several positions at
+    /// once: those the cache holds are answered from it, the others go through the network
+    /// in one batch (its weights read once for all of them; a position asked twice runs
+    /// once). The answers are in the requests' order, each as a batch of one would give it
+    /// up to the rounding of the products' sums. `None` when `stop` answered true during
+    /// the run (nothing is added to the cache then).
+    pub fn evaluate_batch_shared_until(
+        &mut self,
+        cache: &Mutex<EvalCache>,
+        requests: &[Request],
+        stop: &dyn Fn() -> bool,
+    ) -> Option<Vec<Evaluation>> {
+        let lock = || {
+            cache
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        };
+        let mut answers: Vec<Option<Evaluation>> = vec![None; requests.len()];
+        // The requests the network runs on: query, symmetry, key, and which requests
+        // take its answer.
+        let mut runs: Vec<(Query, usize, EvalKey, Vec<usize>)> = Vec::new();
+        {
+            let queries: Vec<(Query, EvalKey)> = requests
+                .iter()
+                .map(|r| {
+                    assert!(r.symmetry < 8, "symmetry {} is not in 0..8", r.symmetry);
+                    let q = self.query(r.game, r.rules, Symmetry::One(r.symmetry), r.optimism);
+                    let key = EvalKey::new(
+                        &q.features,
+                        ANY_SYMMETRY,
+                        q.pla,
+                        q.optimism,
+                        self.passing_hacks,
+                    );
+                    (q, key)
+                })
+                .collect();
+            let mut cached = lock();
+            for (i, (q, key)) in queries.into_iter().enumerate() {
+                if let Some(e) = cached.get(key) {
+                    answers[i] = Some(e);
+                } else if let Some(run) = runs.iter_mut().find(|r| r.2 == key) {
+                    run.3.push(i);
+                } else {
+                    runs.push((q, requests[i].symmetry, key, vec![i]));
+                }
+            }
+        }
+        if !runs.is_empty() {
+            let batch: Vec<(&Query, usize)> = runs.iter().map(|r| (&r.0, r.1)).collect();
+            let evals = self.run_batch_until(&batch, stop)?;
+            let mut cached = lock();
+            for ((_, _, key, takers), e) in runs.iter().zip(evals) {
+                cached.insert(*key, e.clone());
+                for &i in takers {
+                    answers[i] = Some(e.clone());
+                }
+            }
+        }
+        Some(
+            answers
+                .into_iter()
+                .map(|a| a.expect("every request answered"))
+                .collect(),
+        )
+    }
+
+    /// Several positions at once, each in its own symmetry and with its own optimism,
+    /// through the network in one batch (no cache): each answer as
+    /// [`evaluate_with`](Self::evaluate_with) would give it, up to the rounding of the
+    /// products' sums. The positions share one board size.
+    pub fn evaluate_batch(&mut self, requests: &[Request]) -> Vec<Evaluation> {
+        let queries: Vec<Query> = requests
+            .iter()
+            .map(|r| self.query(r.game, r.rules, Symmetry::One(r.symmetry), r.optimism))
+            .collect();
+        let batch: Vec<(&Query, usize)> = queries
+            .iter()
+            .zip(requests)
+            .map(|(q, r)| (q, r.symmetry))
+            .collect();
+        self.run_batch_until(&batch, &|| false)
+            .expect("an evaluation that is never stopped ends")
+    }
+
+    /// The network run once on every query (each in its symmetry), `None` when `stop`
+    /// answered true between two blocks.
+    fn run_batch_until(
+        &mut self,
+        runs: &[(&Query, usize)],
+        stop: &dyn Fn() -> bool,
+    ) -> Option<Vec<Evaluation>> {
+        let Some(first) = runs.first() else {
+            return Some(Vec::new());
+        };
+        let model = self.forward.model();
+        let n = first.0.features.size;
+        let area = n * n;
+        let batch = runs.len();
+        self.spatial.clear();
+        self.spatial
+            .resize(model.input_channels * batch * area, 0.0);
+        self.global.clear();
+        for (b, &(q, symmetry)) in runs.iter().enumerate() {
+            let f = &q.features;
+            assert_eq!(f.size, n, "one board size a batch");
+            for (c, src) in f.spatial.chunks_exact(area).enumerate() {
+                let dst = &mut self.spatial[(c * batch + b) * area..][..area];
+                for (i, &v) in src.iter().enumerate() {
+                    dst[sym_pos(n, symmetry, false, i)] = v;
+                }
+            }
+            self.global.extend_from_slice(&f.global);
+        }
+        let t0 = std::time::Instant::now();
+        let outs = self
+            .forward
+            .run_batch_until(n, batch, &self.spatial, &self.global, stop);
+        self.runs.seconds += t0.elapsed().as_secs_f64();
+        let outs = outs?;
+        self.runs.passes += 1;
+        self.runs.positions += batch as u64;
+        Some(
+            runs.iter()
+                .zip(outs)
+                .map(|(&(q, symmetry), out)| {
+                    post_process(
+                        model,
+                        self.passing_hacks,
+                        &mut self.logits,
+                        q,
+                        symmetry,
+                        out,
+                    )
+                })
+                .collect(),
+        )
+    }
+
     /// The inputs and everything else one evaluation needs of the game.
     fn query(&self, game: &Game, rules: InputRules, symmetry: Symmetry, optimism: f32) -> Query {
         if let Symmetry::One(s) = symmetry {
@@ -285,7 +449,6 @@ impl<'m> Evaluator<'m> {
         let f = &q.features;
         let n = f.size;
         let area = n * n;
-        let pla = q.pla;
 
         // The inputs in the symmetry, plane by plane.
         self.spatial.clear();
@@ -299,130 +462,158 @@ impl<'m> Evaluator<'m> {
                 dst[sym_pos(n, symmetry, false, i)] = v;
             }
         }
-        let out = self.forward.run_until(n, &self.spatial, &f.global, stop)?;
+        let t0 = std::time::Instant::now();
+        let out = self.forward.run_until(n, &self.spatial, &f.global, stop);
+        self.runs.seconds += t0.elapsed().as_secs_f64();
+        let out = out?;
+        self.runs.passes += 1;
+        self.runs.positions += 1;
+        Some(post_process(
+            model,
+            self.passing_hacks,
+            &mut self.logits,
+            q,
+            symmetry,
+            out,
+        ))
+    }
+}
 
-        // The policy logits, moved towards the optimistic head's as KataGo (models with 2
-        // policy channels, or 4 from version 16), and the outputs back to the board's
-        // orientation.
-        let channels = model.policy.out_channels;
-        let optimistic = channels == 2 || (channels == 4 && model.version >= 16);
-        let opt = q.optimism;
-        self.logits.clear();
-        self.logits.resize(area, 0.0);
-        let mut ownership = vec![0.0; area];
-        for i in 0..area {
-            let j = sym_pos(n, symmetry, true, i);
-            let p = out.policy[i];
-            self.logits[j] = if optimistic {
-                p + (out.policy[area + i] - p) * opt
-            } else {
-                p
-            };
-            ownership[j] = out.ownership[i];
-        }
-        let pass_logit = if optimistic {
-            out.pass[0] + (out.pass[1] - out.pass[0]) * opt
+/// The evaluation of a query from the network's raw outputs in `symmetry`: the policy
+/// (moved by the optimism) and ownership turned back, the softmaxes, the score outputs
+/// times the model's multipliers, everything but the policy from White's side. `logits`
+/// is scratch.
+fn post_process(
+    model: &Model,
+    passing_hacks: bool,
+    logits_buf: &mut Vec<f32>,
+    q: &Query,
+    symmetry: usize,
+    out: &RawOutput,
+) -> Evaluation {
+    let n = q.features.size;
+    let area = n * n;
+    let pla = q.pla;
+    // The policy logits, moved towards the optimistic head's as KataGo (models with 2
+    // policy channels, or 4 from version 16), and the outputs back to the board's
+    // orientation.
+    let channels = model.policy.out_channels;
+    let optimistic = channels == 2 || (channels == 4 && model.version >= 16);
+    let opt = q.optimism;
+    logits_buf.clear();
+    logits_buf.resize(area, 0.0);
+    let mut ownership = vec![0.0; area];
+    for i in 0..area {
+        let j = sym_pos(n, symmetry, true, i);
+        let p = out.policy[i];
+        logits_buf[j] = if optimistic {
+            p + (out.policy[area + i] - p) * opt
         } else {
-            out.pass[0]
+            p
         };
-        let value = out.value;
-        let score = out.score.clone();
-        let legal = q.legal.clone();
+        ownership[j] = out.ownership[i];
+    }
+    let pass_logit = if optimistic {
+        out.pass[0] + (out.pass[1] - out.pass[0]) * opt
+    } else {
+        out.pass[0]
+    };
+    let value = out.value;
+    let score = out.score.clone();
+    let legal = q.legal.clone();
 
-        // Policy: softmax over the legal moves and pass, in f32 as KataGo.
-        let max = self
-            .logits
-            .iter()
-            .zip(&legal)
-            .filter(|(_, &ok)| ok)
-            .fold(pass_logit, |m, (&l, _)| m.max(l));
-        let mut policy = vec![0.0f32; area];
-        let mut sum = 0.0f32;
-        for ((p, &l), &ok) in policy.iter_mut().zip(&self.logits).zip(&legal) {
-            if ok {
-                *p = (l - max).exp();
-                sum += *p;
-            }
+    // Policy: softmax over the legal moves and pass, in f32 as KataGo.
+    let max = logits_buf
+        .iter()
+        .zip(&legal)
+        .filter(|(_, &ok)| ok)
+        .fold(pass_logit, |m, (&l, _)| m.max(l));
+    let mut policy = vec![0.0f32; area];
+    let mut sum = 0.0f32;
+    for ((p, &l), &ok) in policy.iter_mut().zip(logits_buf.iter()).zip(&legal) {
+        if ok {
+            *p = (l - max).exp();
+            sum += *p;
         }
-        let mut pass = (pass_logit - max).exp();
-        if self.passing_hacks {
-            pass = pass.min(sum * MAX_PASS_FACTOR).max(1e-20);
-        }
-        sum += pass;
-        for p in policy.iter_mut() {
-            *p /= sum;
-        }
-        pass /= sum;
+    }
+    let mut pass = (pass_logit - max).exp();
+    if passing_hacks {
+        pass = pass.min(sum * MAX_PASS_FACTOR).max(1e-20);
+    }
+    sum += pass;
+    for p in policy.iter_mut() {
+        *p /= sum;
+    }
+    pass /= sum;
 
-        // Value and score, in f64 as KataGo, for the player to move.
-        let pp = model.post_process;
-        let version = model.version;
-        let mut logits = value.map(f64::from);
-        let superko = q.superko;
-        if superko {
-            logits[2] -= 100000.0;
-        }
-        let lmax = logits[0].max(logits[1]).max(logits[2]);
-        let mut probs = logits.map(|l| (l - lmax).exp());
-        if superko {
-            probs[2] = 0.0;
-        }
-        let total: f64 = probs.iter().sum();
-        let [win, loss, no_result] = probs.map(|p| p / total);
-        let s = |i: usize| score.get(i).copied().map_or(0.0, f64::from);
-        let mut score_mean = s(0) * pp.score_mean_multiplier;
-        let stdev = softplus(s(1)) * pp.score_stdev_multiplier;
-        let mut score_mean_sq = score_mean * score_mean + stdev * stdev;
-        let mut lead = s(2) * pp.lead_multiplier;
-        let var_time_left = softplus(s(3)) * pp.variance_time_multiplier;
-        score_mean *= 1.0 - no_result;
-        score_mean_sq *= 1.0 - no_result;
-        lead *= 1.0 - no_result;
-        let (st_value, st_score) = if version >= 14 {
-            let a = softplus(s(4) * 0.5);
-            let b = softplus(s(5) * 0.5);
-            (
-                (a * a * pp.shortterm_value_error_multiplier).sqrt(),
-                (b * b * pp.shortterm_score_error_multiplier).sqrt(),
-            )
-        } else if version >= 10 {
-            (
-                (softplus(s(4)) * pp.shortterm_value_error_multiplier).sqrt(),
-                (softplus(s(5)) * pp.shortterm_score_error_multiplier).sqrt(),
-            )
-        } else {
-            (softplus(s(4)), softplus(s(5)) * 10.0)
-        };
-        let (white_win, white_loss, sign) = if pla == Color::White {
-            (win, loss, 1.0)
-        } else {
-            (loss, win, -1.0)
-        };
-        let (var_time_left, st_value, st_score) = if version >= 9 {
-            (var_time_left as f32, st_value as f32, st_score as f32)
-        } else {
-            (-1.0, -1.0, -1.0)
-        };
-        let sign32 = sign as f32;
-        for o in ownership.iter_mut() {
-            *o = sign32 * o.tanh();
-        }
-        Some(Evaluation {
-            size: n,
-            policy,
-            legal,
-            pass,
-            white_win: white_win as f32,
-            white_loss: white_loss as f32,
-            no_result: no_result as f32,
-            white_score_mean: sign32 * score_mean as f32,
-            white_score_mean_sq: score_mean_sq as f32,
-            white_lead: sign32 * lead as f32,
-            var_time_left,
-            shortterm_winloss_error: st_value,
-            shortterm_score_error: st_score,
-            white_ownership: ownership,
-        })
+    // Value and score, in f64 as KataGo, for the player to move.
+    let pp = model.post_process;
+    let version = model.version;
+    let mut logits = value.map(f64::from);
+    let superko = q.superko;
+    if superko {
+        logits[2] -= 100000.0;
+    }
+    let lmax = logits[0].max(logits[1]).max(logits[2]);
+    let mut probs = logits.map(|l| (l - lmax).exp());
+    if superko {
+        probs[2] = 0.0;
+    }
+    let total: f64 = probs.iter().sum();
+    let [win, loss, no_result] = probs.map(|p| p / total);
+    let s = |i: usize| score.get(i).copied().map_or(0.0, f64::from);
+    let mut score_mean = s(0) * pp.score_mean_multiplier;
+    let stdev = softplus(s(1)) * pp.score_stdev_multiplier;
+    let mut score_mean_sq = score_mean * score_mean + stdev * stdev;
+    let mut lead = s(2) * pp.lead_multiplier;
+    let var_time_left = softplus(s(3)) * pp.variance_time_multiplier;
+    score_mean *= 1.0 - no_result;
+    score_mean_sq *= 1.0 - no_result;
+    lead *= 1.0 - no_result;
+    let (st_value, st_score) = if version >= 14 {
+        let a = softplus(s(4) * 0.5);
+        let b = softplus(s(5) * 0.5);
+        (
+            (a * a * pp.shortterm_value_error_multiplier).sqrt(),
+            (b * b * pp.shortterm_score_error_multiplier).sqrt(),
+        )
+    } else if version >= 10 {
+        (
+            (softplus(s(4)) * pp.shortterm_value_error_multiplier).sqrt(),
+            (softplus(s(5)) * pp.shortterm_score_error_multiplier).sqrt(),
+        )
+    } else {
+        (softplus(s(4)), softplus(s(5)) * 10.0)
+    };
+    let (white_win, white_loss, sign) = if pla == Color::White {
+        (win, loss, 1.0)
+    } else {
+        (loss, win, -1.0)
+    };
+    let (var_time_left, st_value, st_score) = if version >= 9 {
+        (var_time_left as f32, st_value as f32, st_score as f32)
+    } else {
+        (-1.0, -1.0, -1.0)
+    };
+    let sign32 = sign as f32;
+    for o in ownership.iter_mut() {
+        *o = sign32 * o.tanh();
+    }
+    Evaluation {
+        size: n,
+        policy,
+        legal,
+        pass,
+        white_win: white_win as f32,
+        white_loss: white_loss as f32,
+        no_result: no_result as f32,
+        white_score_mean: sign32 * score_mean as f32,
+        white_score_mean_sq: score_mean_sq as f32,
+        white_lead: sign32 * lead as f32,
+        var_time_left,
+        shortterm_winloss_error: st_value,
+        shortterm_score_error: st_score,
+        white_ownership: ownership,
     }
 }
 

@@ -1,9 +1,10 @@
 //! The forward pass of a KataGo network (`model::Model`: ResNets with ordinary and
 //! global-pooling blocks, nested bottlenecks, transformers with RoPE, grouped key-value heads
-//! and SwiGLU, a batch-norm or RMSNorm trunk tip), on one position at exactly the board
-//! size: no padding to 19x19 and no mask, so every activation is `channels x size x size`,
-//! channel-major, each plane row-major with row 0 at the top (the layout of
-//! [`features::Features`](super::features::Features)).
+//! and SwiGLU, a batch-norm or RMSNorm trunk tip), on a batch of positions at exactly the
+//! board size: no padding to 19x19 and no mask, so every activation is `channels x batch x
+//! size x size`, channel-major, each channel's planes of the batch side by side (so that one
+//! product with the weights serves the whole batch), each plane row-major with row 0 at the
+//! top (the layout of [`features::Features`](super::features::Features)).
 //!
 //! The semantics are KataGo's (its `eigenbackend.cpp`): "same" convolutions (a
 //! cross-correlation, zero outside the board), batch norms folded into a scale and bias,
@@ -47,10 +48,13 @@ pub struct RawOutput {
 pub struct Forward<'m> {
     model: &'m Model,
     size: usize,
-    /// The trunk (residual stream), `channels x area`.
+    batch: usize,
+    /// The trunk (residual stream), `channels x batch x area`.
     trunk: Vec<f32>,
     s: Scratch,
-    out: RawOutput,
+    /// The outputs of the batch's positions, in order (more when an earlier batch was
+    /// larger).
+    out: Vec<RawOutput>,
 }
 
 /// Buffers reused from one position to the next.
@@ -59,7 +63,7 @@ struct Scratch {
     a: Vec<f32>,
     b: Vec<f32>,
     c: Vec<f32>,
-    /// im2col columns, `in channels x ky x kx` rows of `area`.
+    /// im2col columns, `in channels x ky x kx` rows of `batch x area`.
     cols: Vec<f32>,
     pooled: Vec<f32>,
     vec1: Vec<f32>,
@@ -118,9 +122,10 @@ impl<'m> Forward<'m> {
         Ok(Forward {
             model,
             size: 0,
+            batch: 0,
             trunk: Vec::new(),
             s: Scratch::default(),
-            out: RawOutput::default(),
+            out: Vec::new(),
         })
     }
 
@@ -143,123 +148,193 @@ impl<'m> Forward<'m> {
         global: &[f32],
         stop: &dyn Fn() -> bool,
     ) -> Option<&RawOutput> {
+        self.run_batch_until(size, 1, spatial, global, stop)
+            .map(|out| &out[0])
+    }
+
+    /// Runs the network on `batch` positions at once: `spatial` is `input channels x batch
+    /// x size x size` (each input plane of every position, side by side), `global` the
+    /// positions' global inputs one after the other. The outputs are each position's, in
+    /// order, as [`run`](Self::run) would give them up to the rounding of the products'
+    /// sums. `None` when `stop` answered true before a block of the trunk.
+    pub fn run_batch_until(
+        &mut self,
+        size: usize,
+        batch: usize,
+        spatial: &[f32],
+        global: &[f32],
+        stop: &dyn Fn() -> bool,
+    ) -> Option<&[RawOutput]> {
         let m = self.model;
         let area = size * size;
-        assert_eq!(spatial.len(), m.input_channels * area, "spatial inputs");
-        assert_eq!(global.len(), m.global_channels, "global inputs");
+        assert!(batch >= 1, "an empty batch");
+        assert_eq!(
+            spatial.len(),
+            m.input_channels * batch * area,
+            "spatial inputs"
+        );
+        assert_eq!(global.len(), m.global_channels * batch, "global inputs");
         self.size = size;
+        self.batch = batch;
+        if self.out.len() < batch {
+            self.out.resize_with(batch, RawOutput::default);
+        }
         let t = &m.trunk;
         let s = &mut self.s;
 
         // Initial conv, plus a per-channel bias from the globals.
-        conv(&t.initial_conv, size, spatial, &mut self.trunk, &mut s.cols);
-        matmul(&t.initial_matmul, global, &mut s.vec1);
-        add_channel_bias(&mut self.trunk, &s.vec1, area);
+        conv(
+            &t.initial_conv,
+            size,
+            batch,
+            spatial,
+            &mut self.trunk,
+            &mut s.cols,
+        );
+        for (b, g) in global.chunks_exact(m.global_channels).enumerate() {
+            matmul(&t.initial_matmul, g, &mut s.vec1);
+            add_channel_bias(&mut self.trunk, &s.vec1, area, batch, b);
+        }
 
         for block in &t.blocks {
             if stop() {
                 return None;
             }
-            apply_block(block, size, &mut self.trunk, s, 0);
+            apply_block(block, size, batch, &mut self.trunk, s, 0);
         }
+        let width = batch * area;
         match &t.tip {
-            TrunkTip::BatchNorm(tip) => bn_act(&mut self.trunk, tip, t.tip_activation, area),
-            TrunkTip::RmsNorm(tip) => {
-                rms_norm(&mut self.trunk, tip, t.tip_activation, area, &mut s.norm)
-            }
+            TrunkTip::BatchNorm(tip) => bn_act(&mut self.trunk, tip, t.tip_activation, width),
+            TrunkTip::RmsNorm(tip) => rms_norm(
+                &mut self.trunk,
+                tip,
+                t.tip_activation,
+                area,
+                batch,
+                &mut s.norm,
+            ),
         }
 
         self.policy_head();
         self.value_head();
-        self.out.size = size;
-        Some(&self.out)
+        for out in &mut self.out[..batch] {
+            out.size = size;
+        }
+        Some(&self.out[..batch])
     }
 
     fn policy_head(&mut self) {
         let m = self.model;
         let h = &m.policy;
-        let n = self.size;
+        let (n, batch) = (self.size, self.batch);
         let area = n * n;
-        conv(&h.p1_conv, n, &self.trunk, &mut self.s.a, &mut self.s.cols);
-        conv(&h.g1_conv, n, &self.trunk, &mut self.s.b, &mut self.s.cols);
-        bn_act(&mut self.s.b, &h.g1_bn, h.g1_activation, area);
-        gpool(&self.s.b, area, &mut self.s.pooled);
-        matmul(&h.gpool_to_bias, &self.s.pooled, &mut self.s.vec1);
-        add_channel_bias(&mut self.s.a, &self.s.vec1, area);
-        bn_act(&mut self.s.a, &h.p1_bn, h.p1_activation, area);
-        conv(
-            &h.p2_conv,
-            n,
-            &self.s.a,
-            &mut self.out.policy,
-            &mut self.s.cols,
-        );
-        match (&h.pass_bias, h.pass_activation, &h.gpool_to_pass2) {
-            (Some(bias), Some(act), Some(mul2)) => {
-                matmul(&h.gpool_to_pass, &self.s.pooled, &mut self.s.vec1);
-                add_bias(&mut self.s.vec1, bias);
-                activate(&mut self.s.vec1, act);
-                matmul(mul2, &self.s.vec1, &mut self.out.pass);
+        let width = batch * area;
+        let s = &mut self.s;
+        conv(&h.p1_conv, n, batch, &self.trunk, &mut s.a, &mut s.cols);
+        conv(&h.g1_conv, n, batch, &self.trunk, &mut s.b, &mut s.cols);
+        bn_act(&mut s.b, &h.g1_bn, h.g1_activation, width);
+        for (b, out) in self.out[..batch].iter_mut().enumerate() {
+            gpool(&s.b, area, batch, b, &mut s.pooled);
+            matmul(&h.gpool_to_bias, &s.pooled, &mut s.vec1);
+            add_channel_bias(&mut s.a, &s.vec1, area, batch, b);
+            match (&h.pass_bias, h.pass_activation, &h.gpool_to_pass2) {
+                (Some(bias), Some(act), Some(mul2)) => {
+                    matmul(&h.gpool_to_pass, &s.pooled, &mut s.vec1);
+                    add_bias(&mut s.vec1, bias);
+                    activate(&mut s.vec1, act);
+                    matmul(mul2, &s.vec1, &mut out.pass);
+                }
+                _ => matmul(&h.gpool_to_pass, &s.pooled, &mut out.pass),
             }
-            _ => matmul(&h.gpool_to_pass, &self.s.pooled, &mut self.out.pass),
         }
+        bn_act(&mut s.a, &h.p1_bn, h.p1_activation, width);
+        conv(&h.p2_conv, n, batch, &s.a, &mut s.c, &mut s.cols);
+        unbatch(&s.c, area, batch, &mut self.out, |o| &mut o.policy);
     }
 
     fn value_head(&mut self) {
         let m = self.model;
         let h = &m.value;
-        let n = self.size;
+        let (n, batch) = (self.size, self.batch);
         let area = n * n;
-        conv(&h.v1_conv, n, &self.trunk, &mut self.s.a, &mut self.s.cols);
-        bn_act(&mut self.s.a, &h.v1_bn, h.v1_activation, area);
-        value_pool(&self.s.a, area, &mut self.s.pooled);
-        matmul(&h.v2_mul, &self.s.pooled, &mut self.s.vec1);
-        add_bias(&mut self.s.vec1, &h.v2_bias);
-        activate(&mut self.s.vec1, h.v2_activation);
-        matmul(&h.v3_mul, &self.s.vec1, &mut self.s.vec2);
-        add_bias(&mut self.s.vec2, &h.v3_bias);
-        self.out.value = [self.s.vec2[0], self.s.vec2[1], self.s.vec2[2]];
-        matmul(&h.sv3_mul, &self.s.vec1, &mut self.out.score);
-        add_bias(&mut self.out.score, &h.sv3_bias);
-        conv(
-            &h.ownership_conv,
-            n,
-            &self.s.a,
-            &mut self.out.ownership,
-            &mut self.s.cols,
-        );
+        let s = &mut self.s;
+        conv(&h.v1_conv, n, batch, &self.trunk, &mut s.a, &mut s.cols);
+        bn_act(&mut s.a, &h.v1_bn, h.v1_activation, batch * area);
+        for (b, out) in self.out[..batch].iter_mut().enumerate() {
+            value_pool(&s.a, area, batch, b, &mut s.pooled);
+            matmul(&h.v2_mul, &s.pooled, &mut s.vec1);
+            add_bias(&mut s.vec1, &h.v2_bias);
+            activate(&mut s.vec1, h.v2_activation);
+            matmul(&h.v3_mul, &s.vec1, &mut s.vec2);
+            add_bias(&mut s.vec2, &h.v3_bias);
+            out.value = [s.vec2[0], s.vec2[1], s.vec2[2]];
+            matmul(&h.sv3_mul, &s.vec1, &mut out.score);
+            add_bias(&mut out.score, &h.sv3_bias);
+        }
+        conv(&h.ownership_conv, n, batch, &s.a, &mut s.c, &mut s.cols);
+        unbatch(&s.c, area, batch, &mut self.out, |o| &mut o.ownership);
+    }
+}
+
+/// Copies each position's planes of `x` (`channels x batch x area`) into its own output
+/// (`channels x area`), the field `field` picks.
+fn unbatch(
+    x: &[f32],
+    area: usize,
+    batch: usize,
+    outs: &mut [RawOutput],
+    field: impl Fn(&mut RawOutput) -> &mut Vec<f32>,
+) {
+    let channels = x.len() / (batch * area);
+    for (b, out) in outs[..batch].iter_mut().enumerate() {
+        let v = field(out);
+        v.clear();
+        for row in x.chunks_exact(batch * area) {
+            v.extend_from_slice(&row[b * area..(b + 1) * area]);
+        }
+        debug_assert_eq!(v.len(), channels * area);
     }
 }
 
 // ---------------------------------------------------------------------------------------
 // Blocks.
 
-/// Applies one residual block to the stream `x` (`channels x area`); `depth` is how many
-/// nested bottlenecks enclose it.
-fn apply_block(block: &Block, size: usize, x: &mut [f32], s: &mut Scratch, depth: usize) {
+/// Applies one residual block to the stream `x` (`channels x batch x area`); `depth` is
+/// how many nested bottlenecks enclose it.
+fn apply_block(
+    block: &Block,
+    size: usize,
+    batch: usize,
+    x: &mut [f32],
+    s: &mut Scratch,
+    depth: usize,
+) {
     let area = size * size;
+    let width = batch * area;
     match block {
         Block::Ordinary(b) => {
             s.a.clear();
             s.a.extend_from_slice(x);
-            bn_act(&mut s.a, &b.pre_bn, b.pre_activation, area);
-            conv(&b.regular_conv, size, &s.a, &mut s.b, &mut s.cols);
-            bn_act(&mut s.b, &b.mid_bn, b.mid_activation, area);
-            conv(&b.final_conv, size, &s.b, &mut s.c, &mut s.cols);
+            bn_act(&mut s.a, &b.pre_bn, b.pre_activation, width);
+            conv(&b.regular_conv, size, batch, &s.a, &mut s.b, &mut s.cols);
+            bn_act(&mut s.b, &b.mid_bn, b.mid_activation, width);
+            conv(&b.final_conv, size, batch, &s.b, &mut s.c, &mut s.cols);
             add(x, &s.c);
         }
         Block::GlobalPooling(b) => {
             s.a.clear();
             s.a.extend_from_slice(x);
-            bn_act(&mut s.a, &b.pre_bn, b.pre_activation, area);
-            conv(&b.regular_conv, size, &s.a, &mut s.b, &mut s.cols);
-            conv(&b.gpool_conv, size, &s.a, &mut s.c, &mut s.cols);
-            bn_act(&mut s.c, &b.gpool_bn, b.gpool_activation, area);
-            gpool(&s.c, area, &mut s.pooled);
-            matmul(&b.gpool_to_bias, &s.pooled, &mut s.vec1);
-            add_channel_bias(&mut s.b, &s.vec1, area);
-            bn_act(&mut s.b, &b.mid_bn, b.mid_activation, area);
-            conv(&b.final_conv, size, &s.b, &mut s.c, &mut s.cols);
+            bn_act(&mut s.a, &b.pre_bn, b.pre_activation, width);
+            conv(&b.regular_conv, size, batch, &s.a, &mut s.b, &mut s.cols);
+            conv(&b.gpool_conv, size, batch, &s.a, &mut s.c, &mut s.cols);
+            bn_act(&mut s.c, &b.gpool_bn, b.gpool_activation, width);
+            for p in 0..batch {
+                gpool(&s.c, area, batch, p, &mut s.pooled);
+                matmul(&b.gpool_to_bias, &s.pooled, &mut s.vec1);
+                add_channel_bias(&mut s.b, &s.vec1, area, batch, p);
+            }
+            bn_act(&mut s.b, &b.mid_bn, b.mid_activation, width);
+            conv(&b.final_conv, size, batch, &s.b, &mut s.c, &mut s.cols);
             add(x, &s.c);
         }
         Block::NestedBottleneck(b) => {
@@ -269,103 +344,117 @@ fn apply_block(block: &Block, size: usize, x: &mut [f32], s: &mut Scratch, depth
             let mut mid = std::mem::take(&mut s.mids[depth]);
             s.a.clear();
             s.a.extend_from_slice(x);
-            bn_act(&mut s.a, &b.pre_bn, b.pre_activation, area);
-            conv(&b.pre_conv, size, &s.a, &mut mid, &mut s.cols);
+            bn_act(&mut s.a, &b.pre_bn, b.pre_activation, width);
+            conv(&b.pre_conv, size, batch, &s.a, &mut mid, &mut s.cols);
             for inner in &b.blocks {
-                apply_block(inner, size, &mut mid, s, depth + 1);
+                apply_block(inner, size, batch, &mut mid, s, depth + 1);
             }
-            bn_act(&mut mid, &b.post_bn, b.post_activation, area);
-            conv(&b.post_conv, size, &mid, &mut s.c, &mut s.cols);
+            bn_act(&mut mid, &b.post_bn, b.post_activation, width);
+            conv(&b.post_conv, size, batch, &mid, &mut s.c, &mut s.cols);
             add(x, &s.c);
             s.mids[depth] = mid;
         }
-        Block::Attention(b) => attention(b, size, x, s),
+        Block::Attention(b) => attention(b, size, batch, x, s),
         Block::FeedForward(b) => {
             s.a.clear();
             s.a.extend_from_slice(x);
-            transformer_norm(&mut s.a, &b.pre_norm, area, &mut s.norm);
-            dense(&b.linear1, &s.a, area, &mut s.b);
+            transformer_norm(&mut s.a, &b.pre_norm, width, &mut s.norm);
+            dense(&b.linear1, &s.a, width, &mut s.b);
             let gate = b.gate.as_ref().expect("checked in Forward::new");
-            dense(gate, &s.a, area, &mut s.c);
+            dense(gate, &s.a, width, &mut s.c);
             swiglu(&mut s.b, &s.c);
-            dense(&b.linear2, &s.b, area, &mut s.c);
+            dense(&b.linear2, &s.b, width, &mut s.c);
             add(x, &s.c);
         }
     }
 }
 
 /// Self-attention over the board points (KataGo's `TransformerAttentionBlock`): RMSNorm,
-/// projections, RoPE on queries and keys, per head `softmax(q^T k / sqrt(d))` weighting
-/// the values of the head's key-value group, the output projection, the residual.
-fn attention(b: &Attention, size: usize, x: &mut [f32], s: &mut Scratch) {
+/// projections (for the whole batch at once), RoPE on queries and keys, per position and
+/// head `softmax(q^T k / sqrt(d))` weighting the values of the head's key-value group, the
+/// output projection, the residual.
+fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Scratch) {
     let area = size * size;
+    let width = batch * area;
     let d = b.q_head_dim;
     let dv = b.v_head_dim;
     let group = b.heads / b.kv_heads;
     s.a.clear();
     s.a.extend_from_slice(x);
-    transformer_norm(&mut s.a, &b.pre_norm, area, &mut s.norm);
-    dense(&b.q, &s.a, area, &mut s.q);
-    dense(&b.k, &s.a, area, &mut s.k);
-    dense(&b.v, &s.a, area, &mut s.v);
+    transformer_norm(&mut s.a, &b.pre_norm, width, &mut s.norm);
+    dense(&b.q, &s.a, width, &mut s.q);
+    dense(&b.k, &s.a, width, &mut s.k);
+    dense(&b.v, &s.a, width, &mut s.v);
     if !matches!(b.rope, Rope::None) {
         let table = rope_table(b, size, &mut s.rope);
         let (cos, sin) = (&s.rope[table].cos, &s.rope[table].sin);
-        rope(
-            &mut s.q,
-            b.heads,
-            group,
-            d,
-            area,
-            cos,
-            sin,
-            matches!(b.rope, Rope::Learnable { .. }),
-        );
-        rope(
-            &mut s.k,
-            b.kv_heads,
-            1,
-            d,
-            area,
-            cos,
-            sin,
-            matches!(b.rope, Rope::Learnable { .. }),
-        );
+        let per_head = matches!(b.rope, Rope::Learnable { .. });
+        for p in 0..batch {
+            let at = Planes { area, batch, p };
+            rope(&mut s.q, b.heads, group, d, at, cos, sin, per_head);
+            rope(&mut s.k, b.kv_heads, 1, d, at, cos, sin, per_head);
+        }
     }
     let scale = 1.0 / (d as f32).sqrt();
-    s.b.clear();
-    s.b.resize(b.heads * dv * area, 0.0);
-    s.scores.clear();
+    // Both are written whole by the products below.
+    s.b.resize(b.heads * dv * width, 0.0);
     s.scores.resize(area * area, 0.0);
-    for h in 0..b.heads {
-        let kvh = h / group;
-        // scores[qi][ki] = q_h[:, qi] . k_kvh[:, ki]
-        gemm(
-            &mut s.scores,
-            Layout::row_major(area, area),
-            false,
-            &s.q[h * d * area..],
-            Layout::row_major(d, area).t(),
-            &s.k[kvh * d * area..],
-            Layout::row_major(d, area),
-        );
-        softmax_rows_unnormalised(&mut s.scores, area, scale, &mut s.row_scale);
-        // out_h[:, qi] = sum over ki of scores[qi][ki] v_kvh[:, ki], then divided by the sum
-        // of row qi's exponentials (on dv values a point rather than on area).
-        let out = &mut s.b[h * dv * area..(h + 1) * dv * area];
-        gemm(
-            out,
-            Layout::row_major(dv, area),
-            false,
-            &s.v[kvh * dv * area..],
-            Layout::row_major(dv, area),
-            &s.scores,
-            Layout::row_major(area, area).t(),
-        );
-        scale_columns(out, &s.row_scale);
+    // Rows `rows` of one position's planes: `rows x area`, `width` apart.
+    let planes = |rows: usize| Layout {
+        rows,
+        cols: area,
+        rs: width,
+        cs: 1,
+    };
+    for p in 0..batch {
+        for h in 0..b.heads {
+            let kvh = h / group;
+            // scores[qi][ki] = q_h[:, qi] . k_kvh[:, ki]
+            gemm(
+                &mut s.scores,
+                Layout::row_major(area, area),
+                false,
+                &s.q[h * d * width + p * area..],
+                planes(d).t(),
+                &s.k[kvh * d * width + p * area..],
+                planes(d),
+            );
+            softmax_rows_unnormalised(&mut s.scores, area, scale, &mut s.row_scale);
+            // out_h[:, qi] = sum over ki of scores[qi][ki] v_kvh[:, ki], then divided by the
+            // sum of row qi's exponentials (on dv values a point rather than on area).
+            let out = &mut s.b[h * dv * width + p * area..];
+            gemm(
+                out,
+                planes(dv),
+                false,
+                &s.v[kvh * dv * width + p * area..],
+                planes(dv),
+                &s.scores,
+                Layout::row_major(area, area).t(),
+            );
+            for r in 0..dv {
+                scale_columns(&mut out[r * width..r * width + area], &s.row_scale);
+            }
+        }
     }
-    dense(&b.out, &s.b, area, &mut s.c);
+    dense(&b.out, &s.b, width, &mut s.c);
     add(x, &s.c);
+}
+
+/// Where one position's planes lie in a batch's activations: `batch` planes of `area`
+/// side by side per channel, the position's the `p`th.
+#[derive(Clone, Copy)]
+struct Planes {
+    area: usize,
+    batch: usize,
+    p: usize,
+}
+
+impl Planes {
+    /// The start of the position's plane of channel `c`.
+    fn at(self, c: usize) -> usize {
+        (c * self.batch + self.p) * self.area
+    }
 }
 
 /// The index in `tables` of `b`'s RoPE cosines and sines at this board size, computed on
@@ -422,27 +511,31 @@ fn rope_table(b: &Attention, size: usize, tables: &mut Vec<RopeTable>) -> usize 
     tables.len() - 1
 }
 
-/// Rotates the channel pairs `(2p, 2p + 1)` of each of `heads` heads of `x`
-/// (`heads x d x area`) by the table's angle at each point. With learned frequencies the
-/// table is per key-value head: head `h` reads that of `h / group`.
+/// Rotates the channel pairs `(2p, 2p + 1)` of each of `heads` heads of one position of
+/// `x` (`heads x d` channels of a batch, the position's planes `at`) by the table's angle
+/// at each point. With learned frequencies the table is per key-value head: head `h`
+/// reads that of `h / group`.
 #[allow(clippy::too_many_arguments)]
 fn rope(
     x: &mut [f32],
     heads: usize,
     group: usize,
     d: usize,
-    area: usize,
+    at: Planes,
     cos: &[f32],
     sin: &[f32],
     per_head: bool,
 ) {
     let pairs = d / 2;
+    let area = at.area;
+    let width = at.batch * area;
     for h in 0..heads {
         for p in 0..pairs {
             let t = if per_head { (h / group) * pairs + p } else { p } * area;
             let (c, sn) = (&cos[t..t + area], &sin[t..t + area]);
-            let base = (h * d + 2 * p) * area;
-            let (r0, r1) = x[base..base + 2 * area].split_at_mut(area);
+            let base = at.at(h * d + 2 * p);
+            let (r0, r1) = x[base..base + width + area].split_at_mut(width);
+            let (r0, r1) = (&mut r0[..area], &mut r1[..area]);
             for i in 0..area {
                 let (x0, x1) = (r0[i], r1[i]);
                 r0[i] = x0 * c[i] - x1 * sn[i];

@@ -6,53 +6,66 @@
 
 use super::model::{Activation, BatchNorm, Conv, MatBias, MatMul, RmsNorm, TransformerNorm};
 
-/// A "same" convolution of `input` (`in x size x size`) into `out` (`out x size x size`):
+/// A "same" convolution of `input` (`in x batch x size x size`: each channel's planes of
+/// the batch's positions side by side) into `out` (`out x batch x size x size`):
 /// `out[o][p] = sum over i, dy, dx of w[o][i][dy][dx] * in[i][p + (dy - ry, dx - rx)]`,
 /// zero outside the board. 1x1 kernels multiply the input directly; others through
-/// im2col columns in `cols`.
-pub(super) fn conv(c: &Conv, size: usize, input: &[f32], out: &mut Vec<f32>, cols: &mut Vec<f32>) {
-    let area = size * size;
-    debug_assert_eq!(input.len(), c.in_channels * area);
+/// im2col columns in `cols`. One product for the whole batch: the weights are read once.
+pub(super) fn conv(
+    c: &Conv,
+    size: usize,
+    batch: usize,
+    input: &[f32],
+    out: &mut Vec<f32>,
+    cols: &mut Vec<f32>,
+) {
+    let n = batch * size * size;
+    debug_assert_eq!(input.len(), c.in_channels * n);
     let k = c.in_channels * c.kernel_y * c.kernel_x;
     let source: &[f32] = if c.kernel_y == 1 && c.kernel_x == 1 {
         input
     } else {
-        im2col(c, size, input, cols);
+        im2col(c, size, batch, input, cols);
         cols
     };
-    out.clear();
-    out.resize(c.out_channels * area, 0.0);
-    gemm_rows(&c.weights, c.out_channels, k, source, area, out);
+    // Every element is written by the product: no need to clear what is there.
+    out.resize(c.out_channels * n, 0.0);
+    gemm_rows(&c.weights, c.out_channels, k, source, n, out);
 }
 
-/// The im2col columns of `input` for `c`'s kernel: row `(i, dy, dx)` holds, at point
-/// `(y, x)`, the input of channel `i` at `(y + dy - ry, x + dx - rx)` (0 off the board).
-pub(super) fn im2col(c: &Conv, size: usize, input: &[f32], cols: &mut Vec<f32>) {
+/// The im2col columns of `input` (`in x batch x size x size`) for `c`'s kernel: row
+/// `(i, dy, dx)` holds, at point `(y, x)` of each position, the input of channel `i` at
+/// `(y + dy - ry, x + dx - rx)` (0 off the board).
+pub(super) fn im2col(c: &Conv, size: usize, batch: usize, input: &[f32], cols: &mut Vec<f32>) {
     let n = size as isize;
     let area = size * size;
+    let width = batch * area;
     let (ky, kx) = (c.kernel_y, c.kernel_x);
     let (ry, rx) = ((ky / 2) as isize, (kx / 2) as isize);
     cols.clear();
-    cols.resize(c.in_channels * ky * kx * area, 0.0);
+    cols.resize(c.in_channels * ky * kx * width, 0.0);
     let mut row = 0;
     for i in 0..c.in_channels {
-        let plane = &input[i * area..(i + 1) * area];
         for dy in 0..ky as isize {
             for dx in 0..kx as isize {
-                let dst = &mut cols[row * area..(row + 1) * area];
                 let oy = dy - ry;
                 let ox = dx - rx;
                 // Output columns x whose source column x + ox is on the board.
                 let x0 = (-ox).max(0) as usize;
                 let x1 = (n - ox).min(n).max(0) as usize;
-                for y in 0..n {
-                    let sy = y + oy;
-                    if sy < 0 || sy >= n || x0 >= x1 {
-                        continue;
+                for b in 0..batch {
+                    let plane = &input[i * width + b * area..i * width + (b + 1) * area];
+                    let at = row * width + b * area;
+                    let dst = &mut cols[at..at + area];
+                    for y in 0..n {
+                        let sy = y + oy;
+                        if sy < 0 || sy >= n || x0 >= x1 {
+                            continue;
+                        }
+                        let d = (y * n) as usize;
+                        let s = (sy * n + ox) as usize;
+                        dst[d + x0..d + x1].copy_from_slice(&plane[s + x0..s + x1]);
                     }
-                    let d = (y * n) as usize;
-                    let s = (sy * n + ox) as usize;
-                    dst[d + x0..d + x1].copy_from_slice(&plane[s + x0..s + x1]);
                 }
                 row += 1;
             }
@@ -177,7 +190,6 @@ pub(super) fn gemm(
 /// out of cache, 192 x 512 at 81 points: 94 GFLOP/s against 90 reading them transposed).
 pub(super) fn dense(mm: &MatMul, x: &[f32], area: usize, out: &mut Vec<f32>) {
     debug_assert_eq!(x.len(), mm.in_channels * area);
-    out.clear();
     out.resize(mm.out_channels * area, 0.0);
     gemm(
         out,
@@ -209,11 +221,12 @@ pub(super) fn add_bias(x: &mut [f32], b: &MatBias) {
     }
 }
 
-/// Adds `bias[c]` to every point of channel `c`.
-pub(super) fn add_channel_bias(x: &mut [f32], bias: &[f32], area: usize) {
-    for (plane, &b) in x.chunks_exact_mut(area).zip(bias) {
-        for v in plane {
-            *v += b;
+/// Adds `bias[c]` to every point of channel `c` of position `b` of `x`
+/// (`channels x batch x area`).
+pub(super) fn add_channel_bias(x: &mut [f32], bias: &[f32], area: usize, batch: usize, b: usize) {
+    for (row, &v) in x.chunks_exact_mut(batch * area).zip(bias) {
+        for x in &mut row[b * area..(b + 1) * area] {
+            *x += v;
         }
     }
 }
@@ -246,15 +259,17 @@ pub(super) fn activate(x: &mut [f32], act: Activation) {
     scale_bias_act(x, 1.0, 0.0, act)
 }
 
-/// KataGo's global pooling of a trunk-style tensor: per channel the mean, the mean scaled
-/// by `(sqrt(area) - 14) / 10`, and the maximum (`3 x channels` values, in that order).
-pub(super) fn gpool(x: &[f32], area: usize, out: &mut Vec<f32>) {
-    let channels = x.len() / area;
+/// KataGo's global pooling of a trunk-style tensor, position `b` of `x`
+/// (`channels x batch x area`): per channel the mean, the mean scaled by
+/// `(sqrt(area) - 14) / 10`, and the maximum (`3 x channels` values, in that order).
+pub(super) fn gpool(x: &[f32], area: usize, batch: usize, b: usize, out: &mut Vec<f32>) {
+    let channels = x.len() / (batch * area);
     out.clear();
     out.resize(3 * channels, 0.0);
     let div = area as f32;
     let scale = (div.sqrt() - 14.0) * 0.1;
-    for (c, plane) in x.chunks_exact(area).enumerate() {
+    for (c, row) in x.chunks_exact(batch * area).enumerate() {
+        let plane = &row[b * area..(b + 1) * area];
         let sum: f32 = plane.iter().sum();
         let max = plane.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let mean = sum / div;
@@ -264,16 +279,17 @@ pub(super) fn gpool(x: &[f32], area: usize, out: &mut Vec<f32>) {
     }
 }
 
-/// KataGo's value-head pooling: the mean, the mean scaled by `(sqrt(area) - 14) / 10`,
-/// and the mean scaled by `(sqrt(area) - 14)^2 / 100 - 0.1`.
-pub(super) fn value_pool(x: &[f32], area: usize, out: &mut Vec<f32>) {
-    let channels = x.len() / area;
+/// KataGo's value-head pooling of position `b` of `x` (`channels x batch x area`): the
+/// mean, the mean scaled by `(sqrt(area) - 14) / 10`, and the mean scaled by
+/// `(sqrt(area) - 14)^2 / 100 - 0.1`.
+pub(super) fn value_pool(x: &[f32], area: usize, batch: usize, b: usize, out: &mut Vec<f32>) {
+    let channels = x.len() / (batch * area);
     out.clear();
     out.resize(3 * channels, 0.0);
     let div = area as f32;
     let d = div.sqrt() - 14.0;
-    for (c, plane) in x.chunks_exact(area).enumerate() {
-        let sum: f32 = plane.iter().sum();
+    for (c, row) in x.chunks_exact(batch * area).enumerate() {
+        let sum: f32 = row[b * area..(b + 1) * area].iter().sum();
         let mean = sum / div;
         out[c] = mean;
         out[channels + c] = mean * d * 0.1;
@@ -298,27 +314,36 @@ pub(super) fn transformer_norm(
     }
 }
 
-/// The trunk tip's RMSNorm with gamma and beta, per point or over the whole board
-/// (`spatial`), then the activation, in place.
+/// The trunk tip's RMSNorm with gamma and beta, per point or over each position's whole
+/// board (`spatial`), then the activation, in place on `x` (`channels x batch x area`).
 pub(super) fn rms_norm(
     x: &mut [f32],
     n: &RmsNorm,
     act: Activation,
     area: usize,
+    batch: usize,
     inv: &mut Vec<f32>,
 ) {
-    debug_assert_eq!(x.len(), n.channels * area);
+    let width = batch * area;
+    debug_assert_eq!(x.len(), n.channels * width);
     if n.spatial {
-        let sum: f32 = x.iter().map(|v| v * v).sum();
-        let r = 1.0 / (sum / x.len() as f32 + n.epsilon).sqrt();
-        for (c, plane) in x.chunks_exact_mut(area).enumerate() {
-            for v in plane.iter_mut() {
-                *v = *v * r * n.gamma[c] + n.beta[c];
+        for b in 0..batch {
+            let mut sum = 0.0f32;
+            for row in x.chunks_exact(width) {
+                for v in &row[b * area..(b + 1) * area] {
+                    sum += v * v;
+                }
+            }
+            let r = 1.0 / (sum / (n.channels * area) as f32 + n.epsilon).sqrt();
+            for (c, row) in x.chunks_exact_mut(width).enumerate() {
+                for v in &mut row[b * area..(b + 1) * area] {
+                    *v = *v * r * n.gamma[c] + n.beta[c];
+                }
             }
         }
     } else {
-        inverse_rms(x, area, n.epsilon, inv);
-        for (c, plane) in x.chunks_exact_mut(area).enumerate() {
+        inverse_rms(x, width, n.epsilon, inv);
+        for (c, plane) in x.chunks_exact_mut(width).enumerate() {
             for (v, &r) in plane.iter_mut().zip(inv.iter()) {
                 *v = *v * r * n.gamma[c] + n.beta[c];
             }

@@ -10,11 +10,17 @@
 //! the selection, the threads or the analysis: those are the search's, on the other side
 //! of the seam.
 
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 use crate::game::Game;
+use crate::nn::eval::RunCounts;
 use crate::nn::features::InputRules;
 use crate::nn::{EvalCache, Evaluation, Evaluator, Model};
+
+/// One position of a batch: the game's position for its player to move, under the
+/// rules, in a symmetry (0 to 7), with a policy optimism (0 to 1).
+pub use crate::nn::eval::Request as LeafRequest;
 
 /// What evaluates the leaves of a PUCT search: shared by the search's worker threads,
 /// each of which asks it for its own [`LeafEvaluator`] (with its own scratch).
@@ -44,19 +50,53 @@ pub trait LeafEvaluator {
         optimism: f32,
         stop: &dyn Fn() -> bool,
     ) -> Option<Evaluation>;
+
+    /// The evaluations of several positions, in order, each as [`evaluate`] gives it
+    /// (up to rounding); an evaluator that can run them together (a network's batch)
+    /// does. `None` when `stop` answered true before they were done.
+    ///
+    /// [`evaluate`]: LeafEvaluator::evaluate
+    fn evaluate_batch(
+        &mut self,
+        requests: &[LeafRequest],
+        stop: &dyn Fn() -> bool,
+    ) -> Option<Vec<Evaluation>> {
+        requests
+            .iter()
+            .map(|r| self.evaluate(r.game, r.rules, r.symmetry, r.optimism, stop))
+            .collect()
+    }
 }
 
 /// A KataGo network as the search's evaluator: [`Evaluator::evaluate_shared_until`]
-/// through the search's cache, which ignores the symmetry.
+/// through the search's cache, which ignores the symmetry. Counts its threads' runs of the
+/// network (added when a search's evaluator is done).
 pub struct Network {
     model: Arc<Model>,
+    passes: AtomicU64,
+    positions: AtomicU64,
+    nanos: AtomicU64,
 }
 
 impl Network {
     /// The evaluator of `model`, whose layers the caller has checked
     /// ([`Evaluator::new`] succeeds on it).
     pub fn new(model: Arc<Model>) -> Network {
-        Network { model }
+        Network {
+            model,
+            passes: AtomicU64::new(0),
+            positions: AtomicU64::new(0),
+            nanos: AtomicU64::new(0),
+        }
+    }
+
+    /// The network's runs by the evaluators done so far (the seconds summed over threads).
+    pub fn runs(&self) -> RunCounts {
+        RunCounts {
+            passes: self.passes.load(Relaxed),
+            positions: self.positions.load(Relaxed),
+            seconds: self.nanos.load(Relaxed) as f64 * 1e-9,
+        }
     }
 
     pub fn model(&self) -> &Arc<Model> {
@@ -73,6 +113,7 @@ impl EvaluatorSource for Network {
         Box::new(NetEvaluator {
             eval: Evaluator::new(&self.model).expect("checked when the model was set"),
             cache,
+            counts: self,
         })
     }
 }
@@ -81,6 +122,18 @@ impl EvaluatorSource for Network {
 struct NetEvaluator<'a> {
     eval: Evaluator<'a>,
     cache: &'a Mutex<EvalCache>,
+    counts: &'a Network,
+}
+
+impl Drop for NetEvaluator<'_> {
+    fn drop(&mut self) {
+        let r = self.eval.runs;
+        self.counts.passes.fetch_add(r.passes, Relaxed);
+        self.counts.positions.fetch_add(r.positions, Relaxed);
+        self.counts
+            .nanos
+            .fetch_add((r.seconds * 1e9) as u64, Relaxed);
+    }
 }
 
 impl LeafEvaluator for NetEvaluator<'_> {
@@ -94,5 +147,14 @@ impl LeafEvaluator for NetEvaluator<'_> {
     ) -> Option<Evaluation> {
         self.eval
             .evaluate_shared_until(self.cache, game, rules, symmetry, optimism, stop)
+    }
+
+    fn evaluate_batch(
+        &mut self,
+        requests: &[LeafRequest],
+        stop: &dyn Fn() -> bool,
+    ) -> Option<Vec<Evaluation>> {
+        self.eval
+            .evaluate_batch_shared_until(self.cache, requests, stop)
     }
 }

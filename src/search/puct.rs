@@ -22,7 +22,7 @@ use crate::nn::eval::Evaluation;
 use crate::nn::features::Features;
 
 use super::analysis::Analysis;
-use super::leaf::LeafEvaluator;
+use super::leaf::{LeafEvaluator, LeafRequest};
 use super::shared::{NetRoot, Shared};
 use super::tree::{
     NewChild, NodeId, Tree, LEAD_UNIT, ROOT, SCORE_SQ_UNIT, VALUE_UNIT, WEIGHT_UNIT,
@@ -81,6 +81,21 @@ pub struct PuctConfig {
     /// KataGo's subtree value bias (`subtreeValueBiasFactor`; 0: off): the share of its
     /// table entry's mean (see [`super::bias`]) a new leaf's value moves by.
     pub subtree_bias: f64,
+    /// Leaves a search thread gathers (each descent counting its visits on the way down)
+    /// and has the network evaluate in one batch; 0 chooses by board size and threads
+    /// ([`PuctConfig::batch_for`]).
+    pub batch: usize,
+}
+
+impl PuctConfig {
+    /// The leaves a thread evaluates at once on a `size` board with `threads` threads.
+    pub fn batch_for(&self, size: usize, threads: usize) -> usize {
+        if self.batch > 0 {
+            return self.batch;
+        }
+        let _ = (size, threads);
+        1
+    }
 }
 
 /// The least share of the most visited move's visits a move needs to be chosen by its
@@ -107,27 +122,45 @@ impl Default for PuctConfig {
             uncertainty_max_weight: 8.0,
             fpu_parent_nn_pow: 0.0,
             subtree_bias: 0.0,
+            batch: 0,
         }
     }
 }
 
-/// One worker's network state: its evaluator and scratch game.
+/// One worker's network state: its evaluator and the leaves of its current batch.
 pub(super) struct NetWorker<'m> {
     eval: Box<dyn LeafEvaluator + 'm>,
+    /// The batch's descents (kept from one batch to the next for their buffers).
+    leaves: Vec<Leaf>,
+}
+
+/// One descent of a batch, waiting for its evaluation.
+struct Leaf {
+    /// The position at the leaf.
     game: Game,
-    /// The last evaluation's ownership for Black, by point index, in 1/[`OWNERSHIP_UNIT`].
-    pub(super) owner: Vec<(usize, i32)>,
+    /// The nodes from the root to the leaf, each with the player who moved into it.
+    path: Vec<(NodeId, Color)>,
     /// The subtree-bias key of each node of the descent below the root.
     keys: Vec<u64>,
+    /// Whether this descent claimed the leaf and expands it.
+    expand: bool,
+    symmetry: usize,
+}
+
+/// What one simulation of a batch hands back: Black's lead at the leaf in half points
+/// (for the score's spread), the root child it went through, and the leaf's ownership
+/// for Black by point index, in 1/[`OWNERSHIP_UNIT`].
+pub(super) struct Outcome {
+    pub(super) margin: i32,
+    pub(super) root_child: Option<NodeId>,
+    pub(super) owner: Vec<(usize, i32)>,
 }
 
 impl<'m> NetWorker<'m> {
     pub(super) fn new(net: &NetRoot<'m>) -> NetWorker<'m> {
         NetWorker {
             eval: net.source.evaluator(net.cache),
-            game: net.game.clone(),
-            owner: Vec::new(),
-            keys: Vec::new(),
+            leaves: Vec::new(),
         }
     }
 }
@@ -202,39 +235,88 @@ pub(super) fn reprior_root(tree: &Tree, net: &NetRoot, cfg: &PuctConfig) {
     }
 }
 
-/// One descent, evaluation and backup. Returns Black's lead at the leaf in half points
-/// (for the score's spread); the leaf's ownership is left in `nw.owner`. `None`, and the
-/// tree as before the descent, when `stop` answered true during the evaluation.
+/// A batch of `symmetries.len()` simulations: as many descents (each counting its visits
+/// on the way down, so that the next one of the batch, like another thread's, passes over
+/// the leaves in flight), one call to the evaluator for all the leaves (leaf `i` seen in
+/// `symmetries[i]`), then each leaf's backup in order. `None`, and the tree as before the
+/// descents, when `stop` answered true during the evaluation.
 pub(super) fn simulate(
     shared: &Shared,
     net: &NetRoot,
     nw: &mut NetWorker,
-    path: &mut Vec<(NodeId, Color)>,
-    symmetry: usize,
+    symmetries: &[usize],
     stop: &dyn Fn() -> bool,
-) -> Option<i32> {
+) -> Option<Vec<Outcome>> {
     let tree = shared.tree;
     let cfg = &shared.config.puct;
-    nw.game.clone_from(net.game);
-    path.clear();
-    nw.keys.clear();
+    let k = symmetries.len();
+    if nw.leaves.len() < k {
+        nw.leaves.resize_with(k, || Leaf {
+            game: net.game.clone(),
+            path: Vec::with_capacity(64),
+            keys: Vec::new(),
+            expand: false,
+            symmetry: 0,
+        });
+    }
+    for (leaf, &symmetry) in nw.leaves[..k].iter_mut().zip(symmetries) {
+        descend(shared, net, leaf);
+        leaf.symmetry = symmetry;
+    }
+    let requests: Vec<LeafRequest> = nw.leaves[..k]
+        .iter()
+        .map(|leaf| LeafRequest {
+            game: &leaf.game,
+            rules: net.rules,
+            symmetry: leaf.symmetry,
+            optimism: cfg.optimism as f32,
+        })
+        .collect();
+    let Some(evals) = nw.eval.evaluate_batch(&requests, stop) else {
+        for leaf in nw.leaves[..k].iter().rev() {
+            for &(id, _) in &leaf.path {
+                tree.node(id).visits.fetch_sub(1, Relaxed);
+            }
+            if leaf.expand {
+                tree.abandon(leaf.path.last().expect("a path holds the root").0);
+            }
+        }
+        return None;
+    };
+    Some(
+        nw.leaves[..k]
+            .iter()
+            .zip(&evals)
+            .map(|(leaf, e)| back_up(shared, net, leaf, e))
+            .collect(),
+    )
+}
+
+/// One descent from the root by the selection formula, into `leaf`: the visits counted
+/// on the way down, the leaf claimed for expansion when it is new and the tree has room.
+fn descend(shared: &Shared, net: &NetRoot, leaf: &mut Leaf) {
+    let tree = shared.tree;
+    let cfg = &shared.config.puct;
+    leaf.game.clone_from(net.game);
+    leaf.path.clear();
+    leaf.keys.clear();
+    leaf.expand = false;
     let bias = cfg.subtree_bias > 0.0;
     let mut prev = shared.root_history[0];
     let mut node = ROOT;
     let mut color = shared.root_color;
     let mut passes = shared.root_passes;
     let mut mover = color.opponent();
-    let mut expand = false;
     loop {
         let n = tree.node(node);
         n.visits.fetch_add(1, Relaxed);
-        path.push((node, mover));
+        leaf.path.push((node, mover));
         if passes >= 2 {
             // A game ended in the tree: the network, shown the two passes, values it.
             break;
         }
         if !n.is_expanded() {
-            expand = !tree.is_full() && tree.try_claim(node);
+            leaf.expand = !tree.is_full() && tree.try_claim(node);
             break;
         }
         let Some(next) = select(
@@ -250,11 +332,11 @@ pub(super) fn simulate(
         };
         let mv = tree.node(next).mv();
         if bias {
-            nw.keys
-                .push(super::bias::key(nw.game.board(), prev, mv, color));
+            leaf.keys
+                .push(super::bias::key(leaf.game.board(), prev, mv, color));
             prev = Some(mv);
         }
-        if nw.game.play_record(color, mv).is_err() {
+        if leaf.game.play_record(color, mv).is_err() {
             break;
         }
         passes = if mv == Move::Pass { passes + 1 } else { 0 };
@@ -262,31 +344,30 @@ pub(super) fn simulate(
         color = color.opponent();
         node = next;
     }
-    let Some(e) = nw
-        .eval
-        .evaluate(&nw.game, net.rules, symmetry, cfg.optimism as f32, stop)
-    else {
-        for &(id, _) in path.iter() {
-            tree.node(id).visits.fetch_sub(1, Relaxed);
-        }
-        if expand {
-            tree.abandon(node);
-        }
-        return None;
-    };
-    if expand {
-        let kids = children(&nw.game, &e, &|_| true);
+}
+
+/// The backup of one leaf's evaluation `e`: the leaf expanded if the descent claimed it,
+/// the value (moved by the subtree bias), lead and spread added to every node of the
+/// path with the evaluation's weight, the bias table updated.
+fn back_up(shared: &Shared, net: &NetRoot, leaf: &Leaf, e: &Evaluation) -> Outcome {
+    let tree = shared.tree;
+    let cfg = &shared.config.puct;
+    let path = &leaf.path;
+    let node = path.last().expect("a path holds the root").0;
+    if leaf.expand {
+        let kids = children(&leaf.game, e, &|_| true);
         tree.expand(node, &kids);
     }
     let mean = e.white_score_mean as f64;
     let raw_white = e.white_win as f64 + 0.5 * e.no_result as f64;
     let lead = -(e.white_lead as f64);
     let variance = (e.white_score_mean_sq as f64 - mean * mean).max(0.0);
-    let weight = eval_weight(cfg, &e, net.centre, net.game.size());
+    let weight = eval_weight(cfg, e, net.centre, net.game.size());
     // The leaf's value as backed up: the network's, moved by the subtree bias.
     let mut white = raw_white;
+    let bias = cfg.subtree_bias > 0.0;
     let mut table = bias.then(|| net.bias.lock().unwrap_or_else(|e| e.into_inner()));
-    if let (Some(t), Some(&key)) = (&table, nw.keys.get(path.len().wrapping_sub(2))) {
+    if let (Some(t), Some(&key)) = (&table, leaf.keys.get(path.len().wrapping_sub(2))) {
         let shift = cfg.subtree_bias * t.mean(key);
         let leaf_mover = path[path.len() - 1].1;
         white += if leaf_mover == Color::White {
@@ -298,10 +379,10 @@ pub(super) fn simulate(
     let lead_fixed = (lead * weight * LEAD_UNIT).round() as i64;
     let sq_fixed = ((variance + lead * lead) * weight * SCORE_SQ_UNIT).round() as u64;
     let weight_fixed = (weight * WEIGHT_UNIT).round() as u64;
-    if expand {
-        let leaf = tree.node(node);
-        leaf.nn_white.store((raw_white as f32).to_bits(), Relaxed);
-        leaf.nn_lead.store((lead as f32).to_bits(), Relaxed);
+    if leaf.expand {
+        let n = tree.node(node);
+        n.nn_white.store((raw_white as f32).to_bits(), Relaxed);
+        n.nn_lead.store((lead as f32).to_bits(), Relaxed);
     }
     for &(id, mover) in path.iter() {
         let v = if mover == Color::White {
@@ -323,20 +404,27 @@ pub(super) fn simulate(
     if let Some(t) = &mut table {
         let size = net.game.size();
         let inner = path.len().saturating_sub(1);
-        for (&(id, mover), &key) in path[..inner].iter().skip(1).zip(&nw.keys) {
+        for (&(id, mover), &key) in path[..inner].iter().skip(1).zip(&leaf.keys) {
             if let Some(delta) = subtree_delta(tree, id, mover, cfg, net.centre, size) {
                 t.update(id, key, delta.0, delta.1);
             }
         }
     }
-    nw.owner.clear();
     let size = e.size;
-    for p in nw.game.board().points() {
-        let own = -e.white_ownership[Features::pos(size, p)];
-        nw.owner
-            .push((p.index(), (own * OWNERSHIP_UNIT as f32).round() as i32));
+    let owner = leaf
+        .game
+        .board()
+        .points()
+        .map(|p| {
+            let own = -e.white_ownership[Features::pos(size, p)];
+            (p.index(), (own * OWNERSHIP_UNIT as f32).round() as i32)
+        })
+        .collect();
+    Outcome {
+        margin: (lead * 2.0).round() as i32,
+        root_child: path.get(1).map(|&(id, _)| id),
+        owner,
     }
-    Some((lead * 2.0).round() as i32)
 }
 
 /// How much better node `id`'s children's weighted mean utility is than the network's

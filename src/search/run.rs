@@ -464,7 +464,7 @@ enum Simulator<'a> {
     Net {
         nw: Box<NetWorker<'a>>,
         rng: PlayoutRng,
-        path: Vec<(NodeId, Color)>,
+        batch: usize,
     },
 }
 
@@ -474,7 +474,10 @@ impl<'a> Simulator<'a> {
             Some(net) => Simulator::Net {
                 nw: Box::new(NetWorker::new(net)),
                 rng: PlayoutRng::seed_from_u64(seed),
-                path: Vec::with_capacity(64),
+                batch: shared
+                    .config
+                    .puct
+                    .batch_for(net.game.size(), shared.config.threads.max(1)),
             },
             None => Simulator::Playout(Box::new(Worker::new(shared, seed))),
         }
@@ -488,33 +491,51 @@ impl<'a> Simulator<'a> {
         }
     }
 
-    /// One simulation: hands `add` the final owner of every point (by point index, in
-    /// the search's ownership unit) and returns Black's final margin in half points;
-    /// `None` when `stop` cut a network evaluation short (the simulation left no trace).
+    /// The most simulations one call of [`run`](Self::run) makes: a network's batch.
+    fn batch(&self) -> usize {
+        match self {
+            Simulator::Playout(_) => 1,
+            Simulator::Net { batch, .. } => *batch,
+        }
+    }
+
+    /// `k` simulations (at most [`batch`](Self::batch)): hands `add` each one's final owner
+    /// of every point (by point index, in the search's ownership unit) and puts Black's
+    /// final margins in half points into `margins`; `None` when `stop` cut a network
+    /// evaluation short (the simulations left no trace).
     fn run(
         &mut self,
         shared: &Shared,
+        k: usize,
         stop: &dyn Fn() -> bool,
+        margins: &mut Vec<i32>,
         mut add: impl FnMut(usize, i32),
-    ) -> Option<i32> {
+    ) -> Option<()> {
+        margins.clear();
         match self {
             Simulator::Playout(w) => {
-                let (counted, margin) = simulate(shared, w);
-                let slot = moves_slot(shared, w.root_child());
-                owned(slot, &mut add, |f| add_ownership(&w.board, counted, f));
-                Some(margin)
+                for _ in 0..k {
+                    let (counted, margin) = simulate(shared, w);
+                    let slot = moves_slot(shared, w.root_child());
+                    owned(slot, &mut add, |f| add_ownership(&w.board, counted, f));
+                    margins.push(margin);
+                }
+                Some(())
             }
-            Simulator::Net { nw, rng, path } => {
+            Simulator::Net { nw, rng, .. } => {
                 let net = shared.net.as_ref().expect("a network worker has a network");
-                let symmetry = (rng.next_u64() % 8) as usize;
-                let margin = puct::simulate(shared, net, nw, path, symmetry, stop)?;
-                let slot = moves_slot(shared, path.get(1).map(|&(id, _)| id));
-                owned(slot, &mut add, |f| {
-                    for &(i, v) in &nw.owner {
-                        f(i, v);
-                    }
-                });
-                Some(margin)
+                let symmetries: Vec<usize> =
+                    (0..k).map(|_| (rng.next_u64() % 8) as usize).collect();
+                for o in puct::simulate(shared, net, nw, &symmetries, stop)? {
+                    let slot = moves_slot(shared, o.root_child);
+                    owned(slot, &mut add, |f| {
+                        for &(i, v) in &o.owner {
+                            f(i, v);
+                        }
+                    });
+                    margins.push(o.margin);
+                }
+                Some(())
             }
         }
     }
@@ -548,6 +569,7 @@ fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut
     let mut sims = 0u64;
     let live = shared.live.is_some();
     let mut pending = Pending::new(live);
+    let mut margins = Vec::with_capacity(sim.batch());
     // An evaluation still running at the time limit is dropped, not waited for: on a
     // big board one takes a good share of a short move's time.
     let hard = limits.time.map(|b| limits.max_time.unwrap_or(b).max(b));
@@ -557,35 +579,41 @@ fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut
             pending.flush(shared);
             return sims;
         }
-        if let Some(n) = limits.playouts {
-            // Claim a playout: exact counts whatever the number of threads.
-            if shared.playouts.fetch_add(1, Relaxed) >= n {
+        // Claim up to a batch of simulations: exact counts whatever the number of threads.
+        let mut k = 0;
+        while k < sim.batch() {
+            let claimed = shared.playouts.fetch_add(1, Relaxed);
+            if limits.playouts.is_some_and(|n| claimed >= n) {
                 shared.playouts.fetch_sub(1, Relaxed);
-                shared.done.store(true, Relaxed);
-                pending.flush(shared);
-                return sims;
+                break;
             }
-        } else {
-            shared.playouts.fetch_add(1, Relaxed);
+            k += 1;
         }
-        let margin = sim.run(shared, &stop, |i, v| {
+        if k == 0 {
+            shared.done.store(true, Relaxed);
+            pending.flush(shared);
+            return sims;
+        }
+        let ran = sim.run(shared, k, &stop, &mut margins, |i, v| {
             own[i] += v;
             if live {
                 pending.own[i] += v;
                 pending.owned[i] += (v.unsigned_abs() * v.unsigned_abs()) / unit as u32;
             }
         });
-        let Some(margin) = margin else {
+        if ran.is_none() {
             // Told to stop in the middle of an evaluation: it is dropped, not waited for.
-            shared.playouts.fetch_sub(1, Relaxed);
+            shared.playouts.fetch_sub(k as u64, Relaxed);
             shared.done.store(true, Relaxed);
             pending.flush(shared);
             return sims;
-        };
-        pending.add_score(margin);
-        pending.sims += live as u64;
-        sims += 1;
-        since_check += 1;
+        }
+        for &margin in &margins {
+            pending.add_score(margin);
+            pending.sims += live as u64;
+            sims += 1;
+            since_check += 1;
+        }
         if since_check >= check_every {
             since_check = 0;
             pending.flush(shared);

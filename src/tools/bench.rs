@@ -101,6 +101,16 @@ pub struct BenchArgs {
     /// (batch one), the symmetry turning from one evaluation to the next (from --seed).
     #[arg(long, value_name = "MODEL", conflicts_with = "search")]
     pub nn: Option<std::path::PathBuf>,
+    /// With --nn: positions a thread evaluates in one pass of the network (the position in
+    /// that many successive symmetries; default 1); with --in-search, the search's
+    /// `nn-batch` (default 0: chosen by board size and threads).
+    #[arg(long, requires = "nn", value_parser = |s: &str| crate::cli::number_in(s, 0usize, 64))]
+    pub batch: Option<usize>,
+    /// With --nn: time the network inside a search from the position (PUCT, --threads
+    /// threads, --seconds a size) instead of isolated passes: evaluations a second (cache
+    /// hits left out), the mean batch, milliseconds a pass, visits a second.
+    #[arg(long, requires = "nn")]
+    pub in_search: bool,
     /// Run one full search from the empty board (komi 7.5, Chinese rules) per size instead
     /// of bare playouts; the options below apply to it alone.
     #[arg(long)]
@@ -127,13 +137,19 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         for &size in &args.sizes {
             let game = nn_position(size, args.seed)
                 .ok_or_else(|| anyhow::anyhow!("size {size} is not in 2..=25"))?;
-            let r = nn_bench(&model, &game, args.seconds, args.threads, args.seed)?;
+            if args.in_search {
+                nn_search_bench(&model, &game, args)?;
+                continue;
+            }
+            let batch = args.batch.unwrap_or(1).max(1);
+            let r = nn_bench(&model, &game, args.seconds, args.threads, batch, args.seed)?;
             println!(
-                "mode=nn model={} size={} threads={} evals={} seconds={:.2} evals_per_s={:.2} latency_ms_mean={:.2} latency_ms_median={:.2} latency_ms_max={:.2} cpu_ms={} gflops_per_s={:.1}",
+                "mode=nn model={} size={} threads={} batch={} evals={} seconds={:.2} evals_per_s={:.2} latency_ms_mean={:.2} latency_ms_median={:.2} latency_ms_max={:.2} cpu_ms={} gflops_per_s={:.1}",
                 model.name,
                 size,
                 r.threads,
-                r.latencies.len(),
+                r.batch,
+                r.evals(),
                 r.seconds,
                 r.evals_per_second(),
                 r.mean_ms(),
@@ -191,7 +207,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
 #[derive(Clone, Debug)]
 pub struct NnBenchResult {
     pub threads: usize,
-    /// Seconds of each evaluation, over all threads.
+    /// Positions a pass of the network.
+    pub batch: usize,
+    /// Seconds of each pass of the network, over all threads.
     pub latencies: Vec<f64>,
     /// CPU seconds the evaluating threads used while timed (where the system tells it):
     /// less than `threads x seconds` when other processes shared the cores.
@@ -200,15 +218,20 @@ pub struct NnBenchResult {
 }
 
 impl NnBenchResult {
+    /// Positions evaluated.
+    pub fn evals(&self) -> usize {
+        self.latencies.len() * self.batch
+    }
+
     pub fn evals_per_second(&self) -> f64 {
-        self.latencies.len() as f64 / self.seconds.max(1e-9)
+        self.evals() as f64 / self.seconds.max(1e-9)
     }
 
     /// CPU milliseconds an evaluation, a measure that other load on the machine moves less
     /// than the wall clock.
     pub fn cpu_ms(&self) -> Option<f64> {
         self.cpu_seconds
-            .map(|c| 1e3 * c / self.latencies.len().max(1) as f64)
+            .map(|c| 1e3 * c / self.evals().max(1) as f64)
     }
 
     pub fn mean_ms(&self) -> f64 {
@@ -269,17 +292,64 @@ pub fn nn_position(size: usize, seed: u64) -> Option<Game> {
     Some(game)
 }
 
-/// Evaluates `game` with `model` on `threads` threads, one evaluator each, for about
-/// `seconds` after one evaluation of warm-up per thread; thread `t` starts at symmetry
-/// `seed + t` and turns to the next symmetry at every evaluation.
+/// `bench --nn --in-search`: one search of `args.seconds` from `game` with `model`, on
+/// `args.threads` threads with `nn-batch` `args.batch`, and one line of what the network
+/// did in it.
+fn nn_search_bench(model: &crate::nn::Model, game: &Game, args: &BenchArgs) -> anyhow::Result<()> {
+    use crate::search::leaf::{EvaluatorSource, Network};
+    use std::sync::Arc;
+    use std::time::Duration;
+    crate::nn::eval::Evaluator::new(model)?;
+    let mut config = SearchConfig {
+        threads: args.threads.max(1),
+        seed: args.seed,
+        ..SearchConfig::default()
+    };
+    config.puct.batch = args.batch.unwrap_or(0);
+    let size = game.size();
+    let batch = config.puct.batch_for(size, config.threads);
+    let net = Arc::new(Network::new(Arc::new(model.clone())));
+    let mut search = Search::new(config);
+    search.set_evaluator(Some(net.clone() as Arc<dyn EvaluatorSource>));
+    let a = search.run(
+        game,
+        game.to_move(),
+        &Limits::time(Duration::from_secs_f64(args.seconds)),
+    );
+    drop(search);
+    let r = net.runs();
+    let evals_per_s = r.positions as f64 / a.seconds.max(1e-9);
+    println!(
+        "mode=nn-search model={} size={} threads={} batch={} passes={} evals={} mean_batch={:.2} seconds={:.2} evals_per_s={:.2} ms_per_pass={:.1} visits={} visits_per_s={:.1} gflops_per_s={:.1}",
+        model.name,
+        size,
+        args.threads.max(1),
+        batch,
+        r.passes,
+        r.positions,
+        r.positions as f64 / r.passes.max(1) as f64,
+        a.seconds,
+        evals_per_s,
+        1e3 * r.seconds / r.passes.max(1) as f64,
+        a.playouts,
+        a.playouts as f64 / a.seconds.max(1e-9),
+        crate::nn::forward::flops(model, size) as f64 * evals_per_s / 1e9,
+    );
+    Ok(())
+}
+
+/// Evaluates `game` with `model` on `threads` threads, one evaluator each, `batch`
+/// positions a pass, for about `seconds` after one pass of warm-up per thread; thread `t`
+/// starts at symmetry `seed + t` and turns to the next symmetry at every position.
 pub fn nn_bench(
     model: &crate::nn::Model,
     game: &Game,
     seconds: f64,
     threads: usize,
+    batch: usize,
     seed: u64,
 ) -> anyhow::Result<NnBenchResult> {
-    use crate::nn::eval::Evaluator;
+    use crate::nn::eval::{Evaluator, Request};
     use crate::nn::features::InputRules;
     use std::sync::Barrier;
     use std::time::Instant;
@@ -295,15 +365,28 @@ pub fn nn_bench(
                 s.spawn(move || {
                     let mut eval = Evaluator::new(model).expect("checked above");
                     let mut sym = (seed as usize).wrapping_add(t) % 8;
-                    std::hint::black_box(eval.evaluate(game, rules, sym));
+                    let mut pass = |sym: &mut usize| {
+                        let requests: Vec<Request> = (0..batch)
+                            .map(|_| {
+                                *sym = (*sym + 1) % 8;
+                                Request {
+                                    game,
+                                    rules,
+                                    symmetry: *sym,
+                                    optimism: 0.0,
+                                }
+                            })
+                            .collect();
+                        std::hint::black_box(eval.evaluate_batch(&requests));
+                    };
+                    pass(&mut sym);
                     barrier.wait();
                     let start = Instant::now();
                     let cpu0 = thread_cpu_seconds();
                     let mut latencies = Vec::new();
                     while start.elapsed().as_secs_f64() < seconds {
-                        sym = (sym + 1) % 8;
                         let t0 = Instant::now();
-                        std::hint::black_box(eval.evaluate(game, rules, sym));
+                        pass(&mut sym);
                         latencies.push(t0.elapsed().as_secs_f64());
                     }
                     let cpu = thread_cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
@@ -324,6 +407,7 @@ pub fn nn_bench(
     });
     Ok(NnBenchResult {
         threads,
+        batch,
         latencies,
         cpu_seconds,
         seconds,
