@@ -12,6 +12,7 @@ mod ops;
 
 pub use eval::{cached_bytes, EvalCache, Evaluation, Evaluator, Symmetry};
 pub use model::{Model, ModelError};
+pub use ops::fma_peak_gflops;
 
 use std::path::PathBuf;
 

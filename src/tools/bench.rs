@@ -134,17 +134,21 @@ pub const PLAYOUTS_ONLY: &[&str] = &["seconds"];
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.nn {
         let model = crate::nn::Model::load(path)?;
+        // One core's multiply-add peak, the best of a few short runs.
+        let peak = (0..5)
+            .map(|_| crate::nn::fma_peak_gflops(1 << 22))
+            .fold(0.0, f64::max);
         for &size in &args.sizes {
             let game = nn_position(size, args.seed)
                 .ok_or_else(|| anyhow::anyhow!("size {size} is not in 2..=25"))?;
             if args.in_search {
-                nn_search_bench(&model, &game, args)?;
+                nn_search_bench(&model, &game, args, peak)?;
                 continue;
             }
             let batch = args.batch.unwrap_or(1).max(1);
             let r = nn_bench(&model, &game, args.seconds, args.threads, batch, args.seed)?;
             println!(
-                "mode=nn model={} size={} threads={} batch={} evals={} seconds={:.2} evals_per_s={:.2} latency_ms_mean={:.2} latency_ms_median={:.2} latency_ms_max={:.2} cpu_ms={} gflops_per_s={:.1}",
+                "mode=nn model={} size={} threads={} batch={} evals={} seconds={:.2} evals_per_s={:.2} latency_ms_mean={:.2} latency_ms_median={:.2} latency_ms_max={:.2} cpu_ms={} gflops_per_s={:.1} core_peak_gflops={:.1} peak_share={:.2}",
                 model.name,
                 size,
                 r.threads,
@@ -157,6 +161,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                 r.quantile_ms(1.0),
                 r.cpu_ms().map_or("?".to_string(), |c| format!("{c:.2}")),
                 crate::nn::forward::flops(&model, size) as f64 * r.evals_per_second() / 1e9,
+                peak,
+                crate::nn::forward::flops(&model, size) as f64 * r.evals_per_second()
+                    / 1e9
+                    / (peak * r.threads as f64),
             );
         }
         return Ok(());
@@ -295,7 +303,12 @@ pub fn nn_position(size: usize, seed: u64) -> Option<Game> {
 /// `bench --nn --in-search`: one search of `args.seconds` from `game` with `model`, on
 /// `args.threads` threads with `nn-batch` `args.batch`, and one line of what the network
 /// did in it.
-fn nn_search_bench(model: &crate::nn::Model, game: &Game, args: &BenchArgs) -> anyhow::Result<()> {
+fn nn_search_bench(
+    model: &crate::nn::Model,
+    game: &Game,
+    args: &BenchArgs,
+    peak: f64,
+) -> anyhow::Result<()> {
     use crate::search::leaf::{EvaluatorSource, Network};
     use std::sync::Arc;
     use std::time::Duration;
@@ -320,7 +333,7 @@ fn nn_search_bench(model: &crate::nn::Model, game: &Game, args: &BenchArgs) -> a
     let r = net.runs();
     let evals_per_s = r.positions as f64 / a.seconds.max(1e-9);
     println!(
-        "mode=nn-search model={} size={} threads={} batch={} passes={} evals={} mean_batch={:.2} seconds={:.2} evals_per_s={:.2} ms_per_pass={:.1} visits={} visits_per_s={:.1} gflops_per_s={:.1}",
+        "mode=nn-search model={} size={} threads={} batch={} passes={} evals={} mean_batch={:.2} seconds={:.2} evals_per_s={:.2} ms_per_pass={:.1} visits={} visits_per_s={:.1} gflops_per_s={:.1} core_peak_gflops={:.1} peak_share={:.2}",
         model.name,
         size,
         args.threads.max(1),
@@ -334,6 +347,10 @@ fn nn_search_bench(model: &crate::nn::Model, game: &Game, args: &BenchArgs) -> a
         a.playouts,
         a.playouts as f64 / a.seconds.max(1e-9),
         crate::nn::forward::flops(model, size) as f64 * evals_per_s / 1e9,
+        peak,
+        crate::nn::forward::flops(model, size) as f64 * evals_per_s
+            / 1e9
+            / (peak * args.threads.max(1) as f64),
     );
     Ok(())
 }
