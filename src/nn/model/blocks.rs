@@ -375,7 +375,7 @@ pub(super) fn block_stack(
     let mut blocks = Vec::new();
     for _ in 0..count {
         let kind = r.token(parent, "a block kind")?;
-        let block = match kind {
+        let block = match kind.as_str() {
             "ordinary_block" => {
                 let b = residual_block(r, parent, version)?;
                 same(

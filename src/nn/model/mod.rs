@@ -25,11 +25,10 @@ pub use layers::{
     TransformerNorm, Trunk, TrunkTip, ValueHead,
 };
 
-use std::io::Read;
 use std::path::Path;
 
 use network::model;
-use read::{fail, Fail, Reader, Res};
+use read::{Fail, Reader};
 
 /// Most bytes a model may decompress to (the largest public KataGo networks are under
 /// 1 GB uncompressed): a bound on what a corrupt or hostile file can make us allocate.
@@ -103,15 +102,17 @@ pub struct Model {
 
 impl Model {
     /// Reads a model file: gzip-compressed or not (by its first bytes), binary or text
-    /// floats (binary when it holds an `@BIN@` block).
+    /// floats (binary when the weights start with an `@BIN@` block). The file is parsed
+    /// as it is read and decompressed, so a hostile one costs no more memory than the
+    /// model it turns out to hold.
     pub fn load(path: impl AsRef<Path>) -> Result<Model, ModelError> {
         let path = path.as_ref();
         let shown = path.display().to_string();
-        let bytes = read_capped(path).map_err(|source| ModelError::Io {
+        let file = open_capped(path).map_err(|source| ModelError::Io {
             path: shown.clone(),
             source,
         })?;
-        Model::from_bytes(&bytes).map_err(|e| match e {
+        Model::from_reader(std::io::BufReader::new(file)).map_err(|e| match e {
             ModelError::Format { layer, problem, .. } => ModelError::Format {
                 path: shown,
                 layer,
@@ -124,23 +125,34 @@ impl Model {
     /// Reads a model from the bytes of a file (compressed or not); errors name the file
     /// as `<memory>`.
     pub fn from_bytes(bytes: &[u8]) -> Result<Model, ModelError> {
+        Model::from_reader(bytes)
+    }
+
+    /// Reads a model from a stream of a file's bytes, decompressing it if it starts as
+    /// gzip does; errors name the file as `<memory>`.
+    fn from_reader<'a>(mut src: impl std::io::BufRead + 'a) -> Result<Model, ModelError> {
         let to_error = |f: Fail| ModelError::Format {
             path: "<memory>".to_string(),
             layer: f.layer,
             problem: f.problem,
         };
-        let inflated;
-        let data = if bytes.starts_with(&[0x1f, 0x8b]) {
-            inflated = gunzip(bytes).map_err(to_error)?;
-            &inflated[..]
+        let gzip = src
+            .fill_buf()
+            .map_err(|e| {
+                to_error(Fail {
+                    layer: "file".to_string(),
+                    problem: format!("cannot read: {e}"),
+                })
+            })?
+            .starts_with(&[0x1f, 0x8b]);
+        let mut r = if gzip {
+            Reader::new(
+                Box::new(flate2::bufread::MultiGzDecoder::new(src)),
+                "gzip",
+                MAX_UNCOMPRESSED,
+            )
         } else {
-            bytes
-        };
-        let binary = data.windows(5).any(|w| w == b"@BIN@");
-        let mut r = Reader {
-            data,
-            pos: 0,
-            binary,
+            Reader::new(Box::new(src), "file", MAX_UNCOMPRESSED)
         };
         model(&mut r).map_err(to_error)
     }
@@ -200,10 +212,11 @@ impl Model {
     }
 }
 
-/// The bytes of the file at `path`: only a regular file (not a folder, a device such as
-/// `/dev/zero` or a pipe, opened without blocking) of at most [`MAX_UNCOMPRESSED`] bytes,
-/// read with that cap even if it grows meanwhile.
-fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
+/// The file at `path`, opened for reading: only a regular file (not a folder, a device
+/// such as `/dev/zero` or a pipe, opened without blocking) of at most
+/// [`MAX_UNCOMPRESSED`] bytes (the reader caps what it reads at that too, should it
+/// grow meanwhile).
+fn open_capped(path: &Path) -> std::io::Result<std::fs::File> {
     use std::io::{Error, ErrorKind};
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -214,32 +227,11 @@ fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
     if !meta.is_file() {
         return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
     }
-    let too_big = || {
-        Error::new(
+    if meta.len() > MAX_UNCOMPRESSED {
+        return Err(Error::new(
             ErrorKind::InvalidData,
             format!("larger than {MAX_UNCOMPRESSED} bytes"),
-        )
-    };
-    if meta.len() > MAX_UNCOMPRESSED {
-        return Err(too_big());
+        ));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_UNCOMPRESSED + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_UNCOMPRESSED {
-        return Err(too_big());
-    }
-    Ok(bytes)
-}
-
-fn gunzip(bytes: &[u8]) -> Res<Vec<u8>> {
-    let mut out = Vec::new();
-    let decoder = flate2::read::MultiGzDecoder::new(bytes);
-    match decoder.take(MAX_UNCOMPRESSED + 1).read_to_end(&mut out) {
-        Ok(_) if out.len() as u64 > MAX_UNCOMPRESSED => fail(
-            "gzip",
-            format!("decompresses to more than {MAX_UNCOMPRESSED} bytes"),
-        ),
-        Ok(_) => Ok(out),
-        Err(e) => fail("gzip", format!("cannot decompress: {e}")),
-    }
+    Ok(file)
 }

@@ -533,7 +533,7 @@ pub(super) fn model(r: &mut Reader) -> Res<Model> {
         "value v1 conv inputs",
         value.v1_conv.in_channels,
     )?;
-    if !r.at_end() {
+    if !r.at_end()? {
         return fail(
             l,
             "text or data after the value head (a damaged or different file?)",

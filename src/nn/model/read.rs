@@ -28,29 +28,114 @@ pub(super) fn fail<T>(layer: &str, problem: impl Into<String>) -> Res<T> {
 // ---------------------------------------------------------------------------------------
 // Reading tokens and float blocks.
 
+/// Longest token read: a name, a number or a keyword are far shorter.
+const MAX_TOKEN: usize = 1024;
+
+/// The tokens and float blocks of a model file, read from a stream (the file, or its gzip
+/// decompression) as the parse goes: the memory taken grows with what the file holds, and
+/// a file that is not a model (a gzip bomb of zeros, say) fails within its first bytes.
 pub(super) struct Reader<'a> {
-    pub(super) data: &'a [u8],
-    pub(super) pos: usize,
-    pub(super) binary: bool,
+    src: Box<dyn std::io::Read + 'a>,
+    /// What the errors of reading `src` are reported under ("gzip", "file").
+    source: &'static str,
+    buf: Vec<u8>,
+    pos: usize,
+    end: usize,
+    /// Bytes read from `src` so far, and the most it may give.
+    total: u64,
+    limit: u64,
+    eof: bool,
+    /// Whether the weights are binary (`@BIN@` blocks): found at the first block.
+    binary: Option<bool>,
 }
 
 impl<'a> Reader<'a> {
-    fn skip_space(&mut self) {
-        while self.pos < self.data.len() && self.data[self.pos].is_ascii_whitespace() {
-            self.pos += 1;
+    /// A reader of `src` (`source` names it in errors) that refuses more than `limit`
+    /// bytes.
+    pub(super) fn new(src: Box<dyn std::io::Read + 'a>, source: &'static str, limit: u64) -> Self {
+        Reader {
+            src,
+            source,
+            buf: vec![0; 1 << 16],
+            pos: 0,
+            end: 0,
+            total: 0,
+            limit,
+            eof: false,
+            binary: None,
         }
     }
 
-    pub(super) fn token(&mut self, layer: &str, what: &str) -> Res<&'a str> {
-        self.skip_space();
-        let start = self.pos;
-        while self.pos < self.data.len() && !self.data[self.pos].is_ascii_whitespace() {
+    /// The next byte without taking it; `None` at the end of the file.
+    fn peek(&mut self) -> Res<Option<u8>> {
+        if self.pos < self.end {
+            return Ok(Some(self.buf[self.pos]));
+        }
+        if self.eof {
+            return Ok(None);
+        }
+        let n = loop {
+            match self.src.read(&mut self.buf) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return fail(self.source, format!("cannot read: {e}")),
+            }
+        };
+        self.total += n as u64;
+        if self.total > self.limit {
+            return fail(
+                self.source,
+                format!(
+                    "more than {} bytes (not a model this reader takes)",
+                    self.limit
+                ),
+            );
+        }
+        self.pos = 0;
+        self.end = n;
+        if n == 0 {
+            self.eof = true;
+            return Ok(None);
+        }
+        Ok(Some(self.buf[0]))
+    }
+
+    fn skip_space(&mut self) -> Res<()> {
+        while self.peek()?.is_some() {
+            let rest = &self.buf[self.pos..self.end];
+            match rest.iter().position(|c| !c.is_ascii_whitespace()) {
+                Some(i) => {
+                    self.pos += i;
+                    break;
+                }
+                None => self.pos = self.end,
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn token(&mut self, layer: &str, what: &str) -> Res<String> {
+        self.skip_space()?;
+        let mut t = Vec::new();
+        while let Some(c) = self.peek()? {
+            if c.is_ascii_whitespace() {
+                break;
+            }
+            if t.len() == MAX_TOKEN {
+                return fail(
+                    layer,
+                    format!(
+                        "{what}: more than {MAX_TOKEN} bytes without a space (not a model file?)"
+                    ),
+                );
+            }
+            t.push(c);
             self.pos += 1;
         }
-        if start == self.pos {
+        if t.is_empty() {
             return fail(layer, format!("file ends where {what} was expected"));
         }
-        match std::str::from_utf8(&self.data[start..self.pos]) {
+        match String::from_utf8(t) {
             Ok(s) => Ok(s),
             Err(_) => fail(layer, format!("{what} is not text")),
         }
@@ -62,7 +147,7 @@ impl<'a> Reader<'a> {
         if t.len() > 200 {
             return fail(parent, format!("{what} is {} characters long", t.len()));
         }
-        Ok(t.to_string())
+        Ok(t)
     }
 
     pub(super) fn int(&mut self, layer: &str, what: &str) -> Res<i64> {
@@ -122,48 +207,56 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A block of `n` weights, text or binary; every one finite.
+    /// A block of `n` weights, text or binary; every one finite. Memory grows with the
+    /// weights actually read, not with the `n` a layer claims.
     pub(super) fn floats(&mut self, layer: &str, n: usize) -> Res<Vec<f32>> {
-        let mut out = Vec::new();
-        if self.binary {
-            // Up to 100 whitespace characters, then "@BIN@".
-            let mut skipped = 0;
-            loop {
-                match self.data.get(self.pos) {
-                    Some(b'@') => break,
-                    Some(c) if c.is_ascii_whitespace() && skipped < 100 => {
-                        self.pos += 1;
-                        skipped += 1;
-                    }
+        let mut out = Vec::with_capacity(n.min(1 << 16));
+        self.skip_space()?;
+        let binary = match self.binary {
+            Some(b) => b,
+            None => {
+                let b = self.peek()? == Some(b'@');
+                self.binary = Some(b);
+                b
+            }
+        };
+        if binary {
+            for &c in b"@BIN@" {
+                match self.peek()? {
+                    Some(b) if b == c => self.pos += 1,
                     Some(_) => return fail(layer, "no @BIN@ block where the weights should start"),
                     None => return fail(layer, "file ends where the weights should start"),
                 }
             }
-            if !self.data[self.pos..].starts_with(b"@BIN@") {
-                return fail(layer, "no @BIN@ block where the weights should start");
+            while out.len() < n {
+                let v = if self.end - self.pos >= 4 {
+                    let b = &self.buf[self.pos..self.pos + 4];
+                    self.pos += 4;
+                    f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+                } else {
+                    let mut b = [0u8; 4];
+                    for x in &mut b {
+                        match self.peek()? {
+                            Some(c) => {
+                                *x = c;
+                                self.pos += 1;
+                            }
+                            None => {
+                                return fail(
+                                    layer,
+                                    format!(
+                                        "file ends inside its weights ({} of {n} floats present)",
+                                        out.len()
+                                    ),
+                                )
+                            }
+                        }
+                    }
+                    f32::from_le_bytes(b)
+                };
+                out.push(v);
             }
-            self.pos += 5;
-            let bytes = n * 4;
-            if self.data.len() - self.pos < bytes {
-                return fail(
-                    layer,
-                    format!(
-                        "file ends inside its weights ({} of {n} floats present)",
-                        (self.data.len() - self.pos) / 4
-                    ),
-                );
-            }
-            out.reserve_exact(n);
-            for chunk in self.data[self.pos..self.pos + bytes].chunks_exact(4) {
-                out.push(f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]));
-            }
-            self.pos += bytes;
         } else {
-            // Each text float takes at least two bytes: a bound before allocating.
-            if n > (self.data.len() - self.pos) / 2 + 1 {
-                return fail(layer, format!("file too short for {n} weights"));
-            }
-            out.reserve_exact(n);
             for i in 0..n {
                 let t = self.token(layer, "a weight")?;
                 match t.parse::<f32>() {
@@ -188,9 +281,10 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
-    pub(super) fn at_end(&mut self) -> bool {
-        self.skip_space();
-        self.pos == self.data.len()
+    /// Whether nothing but whitespace is left.
+    pub(super) fn at_end(&mut self) -> Res<bool> {
+        self.skip_space()?;
+        Ok(self.peek()?.is_none())
     }
 }
 
@@ -288,7 +382,7 @@ pub(super) fn activation(r: &mut Reader, parent: &str, version: i32) -> Res<Acti
         return Ok(Activation::Relu);
     }
     let kind = r.token(&name, "the activation kind")?;
-    Ok(match kind {
+    Ok(match kind.as_str() {
         "ACTIVATION_IDENTITY" => Activation::Identity,
         "ACTIVATION_RELU" => Activation::Relu,
         "ACTIVATION_MISH" => Activation::Mish,
