@@ -4,7 +4,7 @@
 
 use crate::board::{Board, Color, Point, NUM_CELLS};
 use crate::game::Game;
-use crate::nn::features::{self, Features};
+use crate::nn::features::Features;
 use crate::score::Score;
 
 /// A group is dead by the network's ownership when its stones are the opponent's this much
@@ -27,7 +27,7 @@ pub fn without_final_passes(game: &Game) -> Game {
 /// (in its own layout), with Benson's pass-alive areas set to their owner.
 pub fn black_ownership(board: &Board, white_ownership: &[f32]) -> Vec<f32> {
     let mut own = vec![0.0f32; NUM_CELLS];
-    let certain = features::pass_alive(board, false);
+    let certain = crate::board::benson::pass_alive(board, false);
     for p in board.points() {
         own[p.index()] = match certain[p.index()] {
             Some(Color::Black) => 1.0,
@@ -56,7 +56,7 @@ pub fn read_alive(board: &Board, own: &[f32], mut dead: Vec<Point>) -> Vec<Point
     if dead.is_empty() {
         return dead;
     }
-    let certain = features::pass_alive(board, false);
+    let certain = crate::board::benson::pass_alive(board, false);
     let group = groups(board);
     let mut done = vec![false; NUM_CELLS];
     let mut alive: Vec<Point> = Vec::new();

@@ -8,6 +8,7 @@
 //! count is 0 and is in atari exactly when all its pseudo-liberties are one point, i.e.
 //! `count * sum_sq == sum * sum`; that point is `sum / count`.
 
+pub mod benson;
 mod color;
 mod point;
 mod tactics;

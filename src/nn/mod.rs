@@ -7,6 +7,7 @@ pub mod cache;
 pub mod eval;
 pub mod features;
 pub mod forward;
+mod ladder;
 pub mod model;
 mod ops;
 

@@ -11,7 +11,7 @@
 //!
 //! - Ownership: every stone owns its point, but for dead ones, which own it for the
 //!   opponent: a chain in atari with the opponent to move, and stones in the area of the
-//!   opponent's pass-alive chains (Benson's, `nn::features::pass_alive`; a seki is
+//!   opponent's pass-alive chains (Benson's, `board::benson::pass_alive`; a seki is
 //!   never that). An empty region that reaches one colour's stones only (the dead ones
 //!   taken off) is that colour's; elsewhere a point goes the way of the stones'
 //!   influence, `tanh(influence / 8)`, the influence of a stone 8, 4, 2 and 1 at
@@ -42,10 +42,11 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::board::benson::pass_alive;
 use crate::board::{Board, Cell, Color, Point, NUM_CELLS};
 use crate::game::Game;
 use crate::nn::eval::legal_points;
-use crate::nn::features::{pass_alive, Features, InputRules};
+use crate::nn::features::{Features, InputRules};
 use crate::nn::{EvalCache, Evaluation};
 use crate::score::regions;
 

@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 
+pub mod alloc;
 pub mod gtp;
 pub mod tiny_net;
 

@@ -331,42 +331,33 @@ fn bomb(byte: u8, mib: usize) -> Vec<u8> {
 }
 
 /// Hostile compressed files are parsed as they decompress: zeros fail within the first
-/// token, whitespace at the reader's cap, and neither costs the process more than a few
-/// MiB (the whole decompression used to be held: 1 GiB resident before the error).
+/// token, whitespace at the reader's cap, and neither holds more than a few MiB at once
+/// (the whole decompression used to be held: 1 GiB before the error); a real model
+/// about its own size.
 #[test]
 fn gzip_bombs_fail_early_and_small() {
-    let (layer, problem) = format_error(Model::from_bytes(&bomb(0, 300)));
+    use crate::common::alloc::peak_during;
+    const MIB: usize = 1 << 20;
+    let zeros = bomb(0, 300);
+    let (r, peak) = peak_during(|| Model::from_bytes(&zeros));
+    let (layer, problem) = format_error(r);
     assert_eq!(layer, "model");
     assert!(problem.contains("without a space"), "{problem}");
+    assert!(peak < 4 * MIB, "{peak} bytes held");
 
     let spaces = bomb(b' ', 1100);
-    let (layer, problem) = format_error(Model::from_bytes(&spaces));
+    let (r, peak) = peak_during(|| Model::from_bytes(&spaces));
+    let (layer, problem) = format_error(r);
     assert_eq!(layer, "gzip");
     assert!(problem.contains("more than 1073741824 bytes"), "{problem}");
+    assert!(peak < 4 * MIB, "{peak} bytes held");
 
-    // The engine loading it: its peak resident memory (this child's alone, from wait4).
-    let dir = std::env::temp_dir().join(format!("tengen-bomb-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("bomb.bin.gz");
-    std::fs::write(&path, &spaces).unwrap();
-    // Reaped by wait4 below, which std's wait would not see.
-    #[allow(clippy::zombie_processes)]
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_tengen"))
-        .arg("--model")
-        .arg(&path)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: the pid is our child's, not yet waited for; the pointers are valid.
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(pid, child.id() as libc::pid_t);
-    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) != 0);
-    let peak_mib = usage.ru_maxrss / 1024;
-    assert!(peak_mib < 64, "peak resident {peak_mib} MiB");
+    let Some(path) = fixture(G170) else { return };
+    let file = std::fs::read(&path).unwrap();
+    let (model, peak) = peak_during(|| Model::from_bytes(&file).unwrap());
+    let weights = 4 * model.parameters();
+    assert!(
+        peak < 3 * weights + 4 * MIB,
+        "{peak} bytes held for {weights} of weights"
+    );
 }
