@@ -15,7 +15,7 @@ the engines taking turns (never two at once), each round in a new order.
 Prints one line a measurement and, per size, the medians and the ratios. Usage:
 
     scripts/nn_speed_vs_ort.py [--rounds 3] [--sizes 9 19] [--threads 2] [--seconds 6]
-        [--batch B] [--ort-batches 1 8] [--tengen target/release/tengen] [--katago-ftz]
+        [--batches 1 8] [--ort-batches 1 8] [--tengen target/release/tengen] [--katago-ftz]
 """
 
 import argparse
@@ -31,11 +31,11 @@ ONNX_DIR = os.path.join(HOME, ".cache/tengen-anchors/onnx")
 MODEL = os.path.join(HOME, ".local/share/tengen/b10c384h6nbttflrs.bin.gz")
 
 
-def tengen(args, size):
+def tengen(args, size, batch):
     cmd = [args.tengen, "bench", "--nn", args.model, "--in-search", "--size", str(size),
            "--threads", str(args.threads), "--seconds", str(args.seconds)]
-    if args.batch is not None:
-        cmd += ["--batch", str(args.batch)]
+    if batch is not None:
+        cmd += ["--batch", str(batch)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     evals = float(re.search(r"evals_per_s=([0-9.]+)", out).group(1))
     batch = float(re.search(r"mean_batch=([0-9.]+)", out).group(1))
@@ -74,7 +74,8 @@ def main():
     ap.add_argument("--sizes", type=int, nargs="+", default=[9, 19])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seconds", type=float, default=6.0)
-    ap.add_argument("--batch", type=int, help="Tengen's nn-batch (default: its own choice)")
+    ap.add_argument("--batches", type=int, nargs="+", default=[None],
+                    help="Tengen's nn-batch, each measured (default: its own choice)")
     ap.add_argument("--ort-batches", type=int, nargs="+", default=[1, 8])
     ap.add_argument("--tengen", default="target/release/tengen")
     ap.add_argument("--katago", default=os.path.join(KATAGO_DIR, "katago"))
@@ -91,7 +92,8 @@ def main():
     for size in args.sizes:
         rows = {}
         for r in range(args.rounds):
-            jobs = [("tengen", lambda: tengen(args, size))]
+            jobs = [(f"tengen batch {b if b is not None else 'auto'}", lambda b=b: tengen(args, size, b))
+                    for b in args.batches]
             jobs += [(f"ort batch {b}", lambda b=b: (ort(args, size, b), b)) for b in args.ort_batches]
             jobs += [("katago", lambda: (katago(args, size, False), 1))]
             if args.katago_ftz:
@@ -106,10 +108,12 @@ def main():
         ort_best = max(v for k, v in med.items() if k.startswith("ort"))
         line = ", ".join(f"{k} {v:.2f}" for k, v in med.items())
         print(f"size {size} medians: {line}")
-        print(f"size {size}: Tengen / ONNX Runtime's best {med['tengen'] / ort_best:.2f}x, "
-              f"Tengen / KataGo benchmark {med['tengen'] / med['katago']:.2f}x"
-              + (f", / KataGo with FTZ {med['tengen'] / med['katago ftz']:.2f}x"
-                 if args.katago_ftz else ""), flush=True)
+        for k, v in med.items():
+            if k.startswith("tengen"):
+                print(f"size {size}: {k}: / ONNX Runtime's best {v / ort_best:.2f}x, "
+                      f"/ KataGo benchmark {v / med['katago']:.2f}x"
+                      + (f", / KataGo with FTZ {v / med['katago ftz']:.2f}x"
+                         if args.katago_ftz else ""), flush=True)
 
 
 if __name__ == "__main__":
