@@ -367,11 +367,11 @@ pub static KNOBS: &[Knob] = &[
     },
     Knob {
         key: "nn-batch",
-        help: "leaves a search thread has the network evaluate at once (0: chosen by board size and threads)",
-        range: "0..=64",
+        help: "leaves a search thread has the network evaluate at once (more evaluations a second, a wider search)",
+        range: "1..=64",
         get: |s| s.search.puct.batch.to_string(),
         set: |s, v| {
-            s.search.puct.batch = number_in(v, 0usize, 64)?;
+            s.search.puct.batch = number_in(v, 1usize, 64)?;
             Ok(())
         },
     },

@@ -42,6 +42,12 @@ const HONOURED: &[(&str, &str, &str)] = &[
     ("bench", "seconds", "bare playouts' or --nn's duration"),
     ("bench", "search", "the mode"),
     ("bench", "nn", "the mode and its network"),
+    (
+        "bench",
+        "batch",
+        "--nn's positions a pass, or the search's nn-batch",
+    ),
+    ("bench", "in-search", "--nn's mode: a search's network runs"),
     ("bench", "playouts", "Limits::playouts of the search"),
     ("bench", "max-memory", "SearchConfig::max_memory"),
     // regress: tools/regress.rs.
@@ -296,6 +302,47 @@ fn bench_nn_reports_what_it_was_given() {
     let out = tengen(&["bench", "--nn", "/nonexistent.bin.gz", "--size", "9"]);
     assert!(!out.status.success());
     assert!(out.stdout.is_empty());
+
+    // Batches of 3 positions a pass, and a search gathering 3 leaves a thread.
+    let field = |line: &str, name: &str| -> f64 {
+        line.split_whitespace()
+            .find_map(|f| f.strip_prefix(name))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{name} in {line}"))
+    };
+    let out = tengen(&[
+        "bench",
+        "--nn",
+        model,
+        "--size",
+        "9",
+        "--seconds",
+        "0.2",
+        "--batch",
+        "3",
+    ]);
+    let line = stdout(&out);
+    assert!(line.contains(" batch=3 "), "{line}");
+    assert_eq!(field(&line, "evals=") as usize % 3, 0, "{line}");
+    let out = tengen(&[
+        "bench",
+        "--nn",
+        model,
+        "--size",
+        "9",
+        "--seconds",
+        "0.3",
+        "--in-search",
+        "--batch",
+        "3",
+    ]);
+    let line = stdout(&out);
+    assert!(line.starts_with("mode=nn-search "), "{line}");
+    assert!(field(&line, "mean_batch=") > 1.5, "{line}");
+    assert!(
+        field(&line, "visits=") >= field(&line, "evals=") - 1.0,
+        "{line}"
+    );
 }
 
 #[test]

@@ -82,20 +82,10 @@ pub struct PuctConfig {
     /// table entry's mean (see [`super::bias`]) a new leaf's value moves by.
     pub subtree_bias: f64,
     /// Leaves a search thread gathers (each descent counting its visits on the way down)
-    /// and has the network evaluate in one batch; 0 chooses by board size and threads
-    /// ([`PuctConfig::batch_for`]).
+    /// and has the network evaluate in one batch. 1 by default on every board and thread
+    /// count: more evaluations a second (up to a fifth more on 9x9) do not pay for the
+    /// wider search at the visits of a short move (STRENGTH.md, issue 44's screen).
     pub batch: usize,
-}
-
-impl PuctConfig {
-    /// The leaves a thread evaluates at once on a `size` board with `threads` threads.
-    pub fn batch_for(&self, size: usize, threads: usize) -> usize {
-        if self.batch > 0 {
-            return self.batch;
-        }
-        let _ = (size, threads);
-        1
-    }
 }
 
 /// The least share of the most visited move's visits a move needs to be chosen by its
@@ -122,7 +112,7 @@ impl Default for PuctConfig {
             uncertainty_max_weight: 8.0,
             fpu_parent_nn_pow: 0.0,
             subtree_bias: 0.0,
-            batch: 0,
+            batch: 1,
         }
     }
 }

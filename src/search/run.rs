@@ -474,10 +474,7 @@ impl<'a> Simulator<'a> {
             Some(net) => Simulator::Net {
                 nw: Box::new(NetWorker::new(net)),
                 rng: PlayoutRng::seed_from_u64(seed),
-                batch: shared
-                    .config
-                    .puct
-                    .batch_for(net.game.size(), shared.config.threads.max(1)),
+                batch: shared.config.puct.batch.max(1),
             },
             None => Simulator::Playout(Box::new(Worker::new(shared, seed))),
         }

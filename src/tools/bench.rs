@@ -102,10 +102,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "MODEL", conflicts_with = "search")]
     pub nn: Option<std::path::PathBuf>,
     /// With --nn: positions a thread evaluates in one pass of the network (the position in
-    /// that many successive symmetries; default 1); with --in-search, the search's
-    /// `nn-batch` (default 0: chosen by board size and threads).
-    #[arg(long, requires = "nn", value_parser = |s: &str| crate::cli::number_in(s, 0usize, 64))]
-    pub batch: Option<usize>,
+    /// that many successive symmetries); with --in-search, the search's `nn-batch`.
+    #[arg(long, default_value_t = 1, requires = "nn", value_parser = |s: &str| crate::cli::number_in(s, 1usize, 64))]
+    pub batch: usize,
     /// With --nn: time the network inside a search from the position (PUCT, --threads
     /// threads, --seconds a size) instead of isolated passes: evaluations a second (cache
     /// hits left out), the mean batch, milliseconds a pass, visits a second.
@@ -145,8 +144,14 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                 nn_search_bench(&model, &game, args, peak)?;
                 continue;
             }
-            let batch = args.batch.unwrap_or(1).max(1);
-            let r = nn_bench(&model, &game, args.seconds, args.threads, batch, args.seed)?;
+            let r = nn_bench(
+                &model,
+                &game,
+                args.seconds,
+                args.threads,
+                args.batch,
+                args.seed,
+            )?;
             println!(
                 "mode=nn model={} size={} threads={} batch={} evals={} seconds={:.2} evals_per_s={:.2} latency_ms_mean={:.2} latency_ms_median={:.2} latency_ms_max={:.2} cpu_ms={} gflops_per_s={:.1} core_peak_gflops={:.1} peak_share={:.2}",
                 model.name,
@@ -318,9 +323,9 @@ fn nn_search_bench(
         seed: args.seed,
         ..SearchConfig::default()
     };
-    config.puct.batch = args.batch.unwrap_or(0);
+    config.puct.batch = args.batch;
     let size = game.size();
-    let batch = config.puct.batch_for(size, config.threads);
+    let batch = args.batch;
     let net = Arc::new(Network::new(Arc::new(model.clone())));
     let mut search = Search::new(config);
     search.set_evaluator(Some(net.clone() as Arc<dyn EvaluatorSource>));
