@@ -164,6 +164,13 @@ impl<'m> Evaluator<'m> {
         })
     }
 
+    /// Runs the network's dense layers and 1x1 convolutions in bf16 (`true`) or fp32 (the
+    /// default, unless `nn::set_bf16` made bf16 the process's); `false` when bf16 was
+    /// asked for and this CPU has no AVX512-BF16.
+    pub fn set_bf16(&mut self, on: bool) -> bool {
+        self.forward.set_bf16(on)
+    }
+
     /// Evaluates the game's current position for the player to move, the network seeing
     /// the board in `symmetry` (0 to 7, KataGo's numbering: bit 0 flips the rows, bit 1
     /// the columns, bit 2 transposes), without policy optimism.

@@ -75,6 +75,10 @@ struct Scratch {
     scores: Vec<f32>,
     /// Per query point, the reciprocal of its softmax row's sum.
     row_scale: Vec<f32>,
+    /// The bf16 kernel's packed inputs.
+    xp: Vec<u32>,
+    /// Whether the dense layers and 1x1 convolutions run in bf16.
+    bf16: bool,
     /// Per-point inverse root mean squares of the RMSNorms.
     norm: Vec<f32>,
     /// The residual streams of nested bottlenecks, one a level.
@@ -124,13 +128,26 @@ impl<'m> Forward<'m> {
             size: 0,
             batch: 0,
             trunk: Vec::new(),
-            s: Scratch::default(),
+            s: Scratch {
+                bf16: super::ops::bf16_on(),
+                ..Scratch::default()
+            },
             out: Vec::new(),
         })
     }
 
     pub fn model(&self) -> &'m Model {
         self.model
+    }
+
+    /// Runs the dense layers and 1x1 convolutions of this evaluator in bf16 (`true`) or
+    /// fp32; `false` when bf16 was asked for and this CPU has no AVX512-BF16.
+    pub fn set_bf16(&mut self, on: bool) -> bool {
+        if on && !super::bf16::available() {
+            return false;
+        }
+        self.s.bf16 = on;
+        true
     }
 
     /// Runs the network on `spatial` (`input channels x size x size`) and `global`.
@@ -190,6 +207,7 @@ impl<'m> Forward<'m> {
             spatial,
             &mut self.trunk,
             &mut s.cols,
+            s.bf16,
         );
         for (b, g) in global.chunks_exact(m.global_channels).enumerate() {
             matmul(&t.initial_matmul, g, &mut s.vec1);
@@ -230,8 +248,24 @@ impl<'m> Forward<'m> {
         let area = n * n;
         let width = batch * area;
         let s = &mut self.s;
-        conv(&h.p1_conv, n, batch, &self.trunk, &mut s.a, &mut s.cols);
-        conv(&h.g1_conv, n, batch, &self.trunk, &mut s.b, &mut s.cols);
+        conv(
+            &h.p1_conv,
+            n,
+            batch,
+            &self.trunk,
+            &mut s.a,
+            &mut s.cols,
+            s.bf16,
+        );
+        conv(
+            &h.g1_conv,
+            n,
+            batch,
+            &self.trunk,
+            &mut s.b,
+            &mut s.cols,
+            s.bf16,
+        );
         bn_act(&mut s.b, &h.g1_bn, h.g1_activation, width);
         for (b, out) in self.out[..batch].iter_mut().enumerate() {
             gpool(&s.b, area, batch, b, &mut s.pooled);
@@ -248,7 +282,7 @@ impl<'m> Forward<'m> {
             }
         }
         bn_act(&mut s.a, &h.p1_bn, h.p1_activation, width);
-        conv(&h.p2_conv, n, batch, &s.a, &mut s.c, &mut s.cols);
+        conv(&h.p2_conv, n, batch, &s.a, &mut s.c, &mut s.cols, s.bf16);
         unbatch(&s.c, area, batch, &mut self.out, |o| &mut o.policy);
     }
 
@@ -258,7 +292,15 @@ impl<'m> Forward<'m> {
         let (n, batch) = (self.size, self.batch);
         let area = n * n;
         let s = &mut self.s;
-        conv(&h.v1_conv, n, batch, &self.trunk, &mut s.a, &mut s.cols);
+        conv(
+            &h.v1_conv,
+            n,
+            batch,
+            &self.trunk,
+            &mut s.a,
+            &mut s.cols,
+            s.bf16,
+        );
         bn_act(&mut s.a, &h.v1_bn, h.v1_activation, batch * area);
         for (b, out) in self.out[..batch].iter_mut().enumerate() {
             value_pool(&s.a, area, batch, b, &mut s.pooled);
@@ -271,7 +313,15 @@ impl<'m> Forward<'m> {
             matmul(&h.sv3_mul, &s.vec1, &mut out.score);
             add_bias(&mut out.score, &h.sv3_bias);
         }
-        conv(&h.ownership_conv, n, batch, &s.a, &mut s.c, &mut s.cols);
+        conv(
+            &h.ownership_conv,
+            n,
+            batch,
+            &s.a,
+            &mut s.c,
+            &mut s.cols,
+            s.bf16,
+        );
         unbatch(&s.c, area, batch, &mut self.out, |o| &mut o.ownership);
     }
 }
@@ -316,17 +366,49 @@ fn apply_block(
             s.a.clear();
             s.a.extend_from_slice(x);
             bn_act(&mut s.a, &b.pre_bn, b.pre_activation, width);
-            conv(&b.regular_conv, size, batch, &s.a, &mut s.b, &mut s.cols);
+            conv(
+                &b.regular_conv,
+                size,
+                batch,
+                &s.a,
+                &mut s.b,
+                &mut s.cols,
+                s.bf16,
+            );
             bn_act(&mut s.b, &b.mid_bn, b.mid_activation, width);
-            conv(&b.final_conv, size, batch, &s.b, &mut s.c, &mut s.cols);
+            conv(
+                &b.final_conv,
+                size,
+                batch,
+                &s.b,
+                &mut s.c,
+                &mut s.cols,
+                s.bf16,
+            );
             add(x, &s.c);
         }
         Block::GlobalPooling(b) => {
             s.a.clear();
             s.a.extend_from_slice(x);
             bn_act(&mut s.a, &b.pre_bn, b.pre_activation, width);
-            conv(&b.regular_conv, size, batch, &s.a, &mut s.b, &mut s.cols);
-            conv(&b.gpool_conv, size, batch, &s.a, &mut s.c, &mut s.cols);
+            conv(
+                &b.regular_conv,
+                size,
+                batch,
+                &s.a,
+                &mut s.b,
+                &mut s.cols,
+                s.bf16,
+            );
+            conv(
+                &b.gpool_conv,
+                size,
+                batch,
+                &s.a,
+                &mut s.c,
+                &mut s.cols,
+                s.bf16,
+            );
             bn_act(&mut s.c, &b.gpool_bn, b.gpool_activation, width);
             for p in 0..batch {
                 gpool(&s.c, area, batch, p, &mut s.pooled);
@@ -334,7 +416,15 @@ fn apply_block(
                 add_channel_bias(&mut s.b, &s.vec1, area, batch, p);
             }
             bn_act(&mut s.b, &b.mid_bn, b.mid_activation, width);
-            conv(&b.final_conv, size, batch, &s.b, &mut s.c, &mut s.cols);
+            conv(
+                &b.final_conv,
+                size,
+                batch,
+                &s.b,
+                &mut s.c,
+                &mut s.cols,
+                s.bf16,
+            );
             add(x, &s.c);
         }
         Block::NestedBottleneck(b) => {
@@ -345,12 +435,28 @@ fn apply_block(
             s.a.clear();
             s.a.extend_from_slice(x);
             bn_act(&mut s.a, &b.pre_bn, b.pre_activation, width);
-            conv(&b.pre_conv, size, batch, &s.a, &mut mid, &mut s.cols);
+            conv(
+                &b.pre_conv,
+                size,
+                batch,
+                &s.a,
+                &mut mid,
+                &mut s.cols,
+                s.bf16,
+            );
             for inner in &b.blocks {
                 apply_block(inner, size, batch, &mut mid, s, depth + 1);
             }
             bn_act(&mut mid, &b.post_bn, b.post_activation, width);
-            conv(&b.post_conv, size, batch, &mid, &mut s.c, &mut s.cols);
+            conv(
+                &b.post_conv,
+                size,
+                batch,
+                &mid,
+                &mut s.c,
+                &mut s.cols,
+                s.bf16,
+            );
             add(x, &s.c);
             s.mids[depth] = mid;
         }
@@ -359,11 +465,11 @@ fn apply_block(
             s.a.clear();
             s.a.extend_from_slice(x);
             transformer_norm(&mut s.a, &b.pre_norm, width, &mut s.norm);
-            dense(&b.linear1, &s.a, width, &mut s.b);
+            dense(&b.linear1, &s.a, width, &mut s.b, &mut s.xp, s.bf16);
             let gate = b.gate.as_ref().expect("checked in Forward::new");
-            dense(gate, &s.a, width, &mut s.c);
+            dense(gate, &s.a, width, &mut s.c, &mut s.xp, s.bf16);
             swiglu(&mut s.b, &s.c);
-            dense(&b.linear2, &s.b, width, &mut s.c);
+            dense(&b.linear2, &s.b, width, &mut s.c, &mut s.xp, s.bf16);
             add(x, &s.c);
         }
     }
@@ -382,9 +488,9 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
     s.a.clear();
     s.a.extend_from_slice(x);
     transformer_norm(&mut s.a, &b.pre_norm, width, &mut s.norm);
-    dense(&b.q, &s.a, width, &mut s.q);
-    dense(&b.k, &s.a, width, &mut s.k);
-    dense(&b.v, &s.a, width, &mut s.v);
+    dense(&b.q, &s.a, width, &mut s.q, &mut s.xp, s.bf16);
+    dense(&b.k, &s.a, width, &mut s.k, &mut s.xp, s.bf16);
+    dense(&b.v, &s.a, width, &mut s.v, &mut s.xp, s.bf16);
     if !matches!(b.rope, Rope::None) {
         let table = rope_table(b, size, &mut s.rope);
         let (cos, sin) = (&s.rope[table].cos, &s.rope[table].sin);
@@ -437,7 +543,7 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
             }
         }
     }
-    dense(&b.out, &s.b, width, &mut s.c);
+    dense(&b.out, &s.b, width, &mut s.c, &mut s.xp, s.bf16);
     add(x, &s.c);
 }
 

@@ -3,6 +3,7 @@
 //! cache of evaluations (`cache`). A layer beside `playout/`: it uses `board` and `game`, never the search,
 //! the engine or any text protocol, and reads no stdin/stdout.
 
+pub mod bf16;
 pub mod cache;
 pub mod eval;
 pub mod features;
@@ -13,7 +14,7 @@ mod ops;
 
 pub use eval::{cached_bytes, EvalCache, Evaluation, Evaluator, Symmetry};
 pub use model::{Model, ModelError};
-pub use ops::fma_peak_gflops;
+pub use ops::{bf16_on, fma_peak_gflops, set_bf16};
 
 use std::path::PathBuf;
 

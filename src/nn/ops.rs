@@ -18,9 +18,32 @@ pub(super) fn conv(
     input: &[f32],
     out: &mut Vec<f32>,
     cols: &mut Vec<f32>,
+    bf16: bool,
 ) {
     let n = batch * size * size;
     debug_assert_eq!(input.len(), c.in_channels * n);
+    if c.kernel_y == 1 && c.kernel_x == 1 && bf16 && super::bf16::usable(c.out_channels) {
+        // A 1x1 convolution is a dense layer whose weights are `out x in`.
+        let wp = c.bf16.get_or_init(|| {
+            let (i, o) = (c.in_channels, c.out_channels);
+            let mut t = vec![0.0; i * o];
+            for oc in 0..o {
+                for ic in 0..i {
+                    t[ic * o + oc] = c.weights[oc * i + ic];
+                }
+            }
+            super::bf16::pack_weights(&t, i, o)
+        });
+        out.resize(c.out_channels * n, 0.0);
+        thread_local! {
+            static PACKED: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        PACKED.with(|xp| {
+            let xp = &mut xp.borrow_mut();
+            super::bf16::dense(wp, c.in_channels, c.out_channels, input, n, out, xp)
+        });
+        return;
+    }
     let k = c.in_channels * c.kernel_y * c.kernel_x;
     let source: &[f32] = if c.kernel_y == 1 && c.kernel_x == 1 {
         input
@@ -184,13 +207,47 @@ pub(super) fn gemm(
     }
 }
 
+/// Whether dense layers run in bf16 where they can ([`set_bf16`]).
+static BF16: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Runs the dense layers (the transformers' projections and feed-forward layers) in bf16
+/// from now on, process-wide, or in fp32 (`false`, the default: KataGo's exact outputs).
+/// `false` if bf16 was asked for and this CPU has no AVX512-BF16 (nothing changes then).
+pub fn set_bf16(on: bool) -> bool {
+    if on && !super::bf16::available() {
+        return false;
+    }
+    BF16.store(on, std::sync::atomic::Ordering::Relaxed);
+    true
+}
+
+/// Whether dense layers run in bf16.
+pub fn bf16_on() -> bool {
+    BF16.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A dense layer applied at every point: `out (out x area) = W^T x` for `x` `in x area`.
 /// Computed as its transpose `out^T = x^T W`, so that the weights (`in x out`, read from
 /// memory at every call) are the right operand in their own row-major order (with weights
 /// out of cache, 192 x 512 at 81 points: 94 GFLOP/s against 90 reading them transposed).
-pub(super) fn dense(mm: &MatMul, x: &[f32], area: usize, out: &mut Vec<f32>) {
+/// In bf16 when `bf16` and the layer suits the kernel (`xp` its scratch).
+pub(super) fn dense(
+    mm: &MatMul,
+    x: &[f32],
+    area: usize,
+    out: &mut Vec<f32>,
+    xp: &mut Vec<u32>,
+    bf16: bool,
+) {
     debug_assert_eq!(x.len(), mm.in_channels * area);
     out.resize(mm.out_channels * area, 0.0);
+    if bf16 && super::bf16::usable(mm.out_channels) {
+        let wp = mm.bf16.get_or_init(|| {
+            super::bf16::pack_weights(&mm.weights, mm.in_channels, mm.out_channels)
+        });
+        super::bf16::dense(wp, mm.in_channels, mm.out_channels, x, area, out, xp);
+        return;
+    }
     gemm(
         out,
         Layout::row_major(mm.out_channels, area).t(),

@@ -333,3 +333,77 @@ fn symmetries_are_permutations_and_undo_each_other() {
         }
     }
 }
+
+/// bf16's distance from fp32 (issue 45), over every golden position of a network: the
+/// largest and mean differences in policy, win rate, lead and ownership, printed (the
+/// figures of PERF.md) and bounded. On a CPU without AVX512-BF16, says so and skips.
+fn bf16_against_fp32(path: &Path, golden: &Path) -> [(f64, f64); 4] {
+    let model = Model::load(path).unwrap();
+    let blocks = parse(&std::fs::read_to_string(golden).unwrap());
+    let mut fp32 = Evaluator::new(&model).unwrap();
+    let mut bf16 = Evaluator::new(&model).unwrap();
+    assert!(bf16.set_bf16(true));
+    // (largest, sum) of |difference| per kind: policy, win rate, lead, ownership.
+    let mut d = [(0.0f64, 0.0f64, 0usize); 4];
+    let mut see = |k: usize, a: f32, b: f32| {
+        let x = (a as f64 - b as f64).abs();
+        d[k].0 = d[k].0.max(x);
+        d[k].1 += x;
+        d[k].2 += 1;
+    };
+    for g in &blocks {
+        let game = game_of(g);
+        let a = fp32.evaluate(&game, InputRules::katago_chinese(), g.symmetry);
+        let b = bf16.evaluate(&game, InputRules::katago_chinese(), g.symmetry);
+        for (x, y) in a.policy.iter().zip(&b.policy) {
+            see(0, *x, *y);
+        }
+        see(0, a.pass, b.pass);
+        see(1, a.white_win, b.white_win);
+        see(2, a.white_lead, b.white_lead);
+        for (x, y) in a.white_ownership.iter().zip(&b.white_ownership) {
+            see(3, *x, *y);
+        }
+    }
+    let net = path.file_name().unwrap().to_string_lossy();
+    let out = d.map(|(max, sum, n)| (max, sum / n.max(1) as f64));
+    for (kind, (max, mean)) in ["policy", "win rate", "lead", "ownership"].iter().zip(out) {
+        eprintln!("{net}: bf16 against fp32: {kind}: largest {max:.2e}, mean {mean:.2e}");
+    }
+    out
+}
+
+#[test]
+fn bf16_stays_close_to_fp32() {
+    if !tengen::nn::bf16::available() {
+        eprintln!("skipped: this CPU has no AVX512-BF16");
+        return;
+    }
+    let Some(dir) = super::fixture_dir() else {
+        eprintln!("skipped: no network fixtures");
+        return;
+    };
+    let mut nets: Vec<(std::path::PathBuf, std::path::PathBuf)> = [super::TF_ROPE, super::TF_KV]
+        .iter()
+        .map(|n| {
+            (
+                dir.join(n),
+                dir.join("golden").join(n.replace(".bin.gz", ".txt")),
+            )
+        })
+        .collect();
+    if let Some(big) = tengen::nn::default_model_path().filter(|p| p.is_file()) {
+        nets.push((big, dir.join("golden/b10c384h6nbttflrs.txt")));
+    }
+    for (net, golden) in nets {
+        let [policy, win, lead, own] = bf16_against_fp32(&net, &golden);
+        let name = net.display();
+        assert!(
+            policy.0 < 0.05 && policy.1 < 1e-3,
+            "{name}: policy {policy:?}"
+        );
+        assert!(win.0 < 0.05 && win.1 < 0.01, "{name}: win rate {win:?}");
+        assert!(lead.0 < 3.0 && lead.1 < 0.3, "{name}: lead {lead:?}");
+        assert!(own.0 < 0.15 && own.1 < 0.01, "{name}: ownership {own:?}");
+    }
+}

@@ -23,6 +23,8 @@ pub struct Conv {
     pub in_channels: usize,
     pub out_channels: usize,
     pub weights: Vec<f32>,
+    /// A 1x1 kernel's weights packed for the bf16 kernel, on first use.
+    pub bf16: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// A batch norm folded at load: `y = x * scale[c] + bias[c]`, with
@@ -45,6 +47,8 @@ pub struct MatMul {
     pub in_channels: usize,
     pub out_channels: usize,
     pub weights: Vec<f32>,
+    /// The weights packed for the bf16 kernel (`nn::bf16::pack_weights`), on first use.
+    pub bf16: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// A per-channel bias added after a [`MatMul`].

@@ -328,6 +328,7 @@ pub(super) fn conv(r: &mut Reader, parent: &str) -> Res<Conv> {
         in_channels: ic,
         out_channels: oc,
         weights,
+        bf16: Default::default(),
     })
 }
 
@@ -402,6 +403,7 @@ pub(super) fn matmul(r: &mut Reader, parent: &str) -> Res<MatMul> {
         in_channels: ic,
         out_channels: oc,
         weights,
+        bf16: Default::default(),
     })
 }
 
