@@ -366,6 +366,21 @@ pub static KNOBS: &[Knob] = &[
         },
     },
     Knob {
+        key: "precision",
+        help: "the network's dense layers and 1x1 convolutions in fp32 (KataGo's outputs) or bf16 (CPUs with AVX512-BF16)",
+        range: "fp32|bf16",
+        get: |s| if s.bf16 { "bf16" } else { "fp32" }.to_string(),
+        set: |s, v| {
+            s.bf16 = match v {
+                "fp32" => false,
+                "bf16" if crate::nn::bf16::available() => true,
+                "bf16" => return Err("this CPU has no AVX512-BF16".to_string()),
+                _ => return Err(format!("{v:?} is not fp32 or bf16")),
+            };
+            Ok(())
+        },
+    },
+    Knob {
         key: "nn-batch",
         help: "leaves a search thread has the network evaluate at once (more evaluations a second, a wider search)",
         range: "1..=64",
