@@ -122,6 +122,8 @@ fn load(args: &ReviewArgs) -> anyhow::Result<(Game, Vec<(Color, Move)>, Vec<(Str
 pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
     let (start, moves, info) = load(args)?;
     let settings = args.search.settings();
+    // `--set precision=bf16` (refused where the CPU lacks it) for the pool's evaluators.
+    crate::nn::set_bf16(settings.bf16);
     let net = crate::cli::resolve_network(args.model.clone()).map_err(anyhow::Error::msg)?;
     let visits = args
         .visits
