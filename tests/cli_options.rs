@@ -48,6 +48,7 @@ const HONOURED: &[(&str, &str, &str)] = &[
         "--nn's positions a pass, or the search's nn-batch",
     ),
     ("bench", "in-search", "--nn's mode: a search's network runs"),
+    ("bench", "precision", "--nn's dense layers in fp32 or bf16"),
     ("bench", "playouts", "Limits::playouts of the search"),
     ("bench", "max-memory", "SearchConfig::max_memory"),
     // regress: tools/regress.rs.
@@ -287,7 +288,7 @@ fn bench_nn_reports_what_it_was_given() {
     for (line, size) in lines.iter().zip([9, 7]) {
         assert!(
             line.starts_with(&format!(
-                "mode=nn model={} size={size} threads=2 ",
+                "mode=nn model={} precision=fp32 size={size} threads=2 ",
                 net.name()
             )),
             "{line}"
@@ -338,6 +339,28 @@ fn bench_nn_reports_what_it_was_given() {
     ]);
     let line = stdout(&out);
     assert!(line.starts_with("mode=nn-search "), "{line}");
+    // bf16 where the CPU has it; refused, saying why, where it does not.
+    let out = tengen(&[
+        "bench",
+        "--nn",
+        model,
+        "--size",
+        "9",
+        "--seconds",
+        "0.1",
+        "--precision",
+        "bf16",
+    ]);
+    if tengen::nn::bf16::available() {
+        assert!(
+            stdout(&out).contains(" precision=bf16 "),
+            "{}",
+            stdout(&out)
+        );
+    } else {
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("AVX512-BF16"));
+    }
     assert!(field(&line, "mean_batch=") > 1.5, "{line}");
     assert!(
         field(&line, "visits=") >= field(&line, "evals=") - 1.0,
