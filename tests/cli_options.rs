@@ -311,46 +311,22 @@ fn bench_nn_reports_what_it_was_given() {
             .and_then(|v| v.parse().ok())
             .unwrap_or_else(|| panic!("{name} in {line}"))
     };
-    let out = tengen(&[
-        "bench",
-        "--nn",
-        model,
-        "--size",
-        "9",
-        "--seconds",
-        "0.2",
-        "--batch",
-        "3",
-    ]);
-    let line = stdout(&out);
+    let bench = |extra: &[&str]| {
+        let args = ["bench", "--nn", model, "--size", "9", "--seconds", "0.2"];
+        tengen(&[&args[..], extra].concat())
+    };
+    let line = stdout(&bench(&["--batch", "3"]));
     assert!(line.contains(" batch=3 "), "{line}");
     assert_eq!(field(&line, "evals=") as usize % 3, 0, "{line}");
-    let out = tengen(&[
-        "bench",
-        "--nn",
-        model,
-        "--size",
-        "9",
-        "--seconds",
-        "0.3",
-        "--in-search",
-        "--batch",
-        "3",
-    ]);
-    let line = stdout(&out);
+    let line = stdout(&bench(&["--in-search", "--batch", "3"]));
     assert!(line.starts_with("mode=nn-search "), "{line}");
+    assert!(field(&line, "mean_batch=") > 1.5, "{line}");
+    assert!(
+        field(&line, "visits=") >= field(&line, "evals=") - 1.0,
+        "{line}"
+    );
     // bf16 where the CPU has it; refused, saying why, where it does not.
-    let out = tengen(&[
-        "bench",
-        "--nn",
-        model,
-        "--size",
-        "9",
-        "--seconds",
-        "0.1",
-        "--precision",
-        "bf16",
-    ]);
+    let out = bench(&["--precision", "bf16"]);
     if tengen::nn::bf16::available() {
         assert!(
             stdout(&out).contains(" precision=bf16 "),
@@ -361,11 +337,6 @@ fn bench_nn_reports_what_it_was_given() {
         assert!(!out.status.success());
         assert!(String::from_utf8_lossy(&out.stderr).contains("AVX512-BF16"));
     }
-    assert!(field(&line, "mean_batch=") > 1.5, "{line}");
-    assert!(
-        field(&line, "visits=") >= field(&line, "evals=") - 1.0,
-        "{line}"
-    );
 }
 
 #[test]

@@ -241,26 +241,14 @@ impl<'m> Evaluator<'m> {
         optimism: f32,
         stop: &dyn Fn() -> bool,
     ) -> Option<Evaluation> {
-        assert!(symmetry < 8, "symmetry {symmetry} is not in 0..8");
-        let q = self.query(game, rules, Symmetry::One(symmetry), optimism);
-        let key = EvalKey::new(
-            &q.features,
-            ANY_SYMMETRY,
-            q.pla,
-            q.optimism,
-            self.passing_hacks,
-        );
-        let lock = || {
-            cache
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        let request = Request {
+            game,
+            rules,
+            symmetry,
+            optimism,
         };
-        if let Some(e) = lock().get(key) {
-            return Some(e);
-        }
-        let e = self.run_until(&q, symmetry, stop)?;
-        lock().insert(key, e.clone());
-        Some(e)
+        self.evaluate_batch_shared_until(cache, &[request], stop)
+            .and_then(|mut e| e.pop())
     }
 
     /// [`evaluate_shared_until`](Self::evaluate_shared_until) of several positions at
