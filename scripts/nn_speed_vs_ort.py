@@ -15,7 +15,7 @@ the engines taking turns (never two at once), each round in a new order.
 Prints one line a measurement and, per size, the medians and the ratios. Usage:
 
     scripts/nn_speed_vs_ort.py [--rounds 3] [--sizes 9 19] [--threads 2] [--seconds 6]
-        [--batches 1 8] [--ort-batches 1 8] [--tengen target/release/tengen] [--katago-ftz]
+        [--batches 1 8] [--ort-batches 1 8] [--precisions fp32 bf16] [--tengen target/release/tengen] [--katago-ftz]
 """
 
 import argparse
@@ -31,9 +31,10 @@ ONNX_DIR = os.path.join(HOME, ".cache/tengen-anchors/onnx")
 MODEL = os.path.join(HOME, ".local/share/tengen/b10c384h6nbttflrs.bin.gz")
 
 
-def tengen(args, size, batch):
+def tengen(args, size, batch, precision):
     cmd = [args.tengen, "bench", "--nn", args.model, "--in-search", "--size", str(size),
-           "--threads", str(args.threads), "--seconds", str(args.seconds)]
+           "--threads", str(args.threads), "--seconds", str(args.seconds),
+           "--precision", precision]
     if batch is not None:
         cmd += ["--batch", str(batch)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
@@ -77,6 +78,8 @@ def main():
     ap.add_argument("--batches", type=int, nargs="+", default=[None],
                     help="Tengen's nn-batch, each measured (default: its own choice)")
     ap.add_argument("--ort-batches", type=int, nargs="+", default=[1, 8])
+    ap.add_argument("--precisions", nargs="+", default=["fp32"], choices=["fp32", "bf16"],
+                    help="Tengen's precisions, each measured (bf16: AVX512-BF16 CPUs)")
     ap.add_argument("--tengen", default="target/release/tengen")
     ap.add_argument("--katago", default=os.path.join(KATAGO_DIR, "katago"))
     ap.add_argument("--config", default=os.path.join(KATAGO_DIR, "gtp.cfg"))
@@ -92,8 +95,9 @@ def main():
     for size in args.sizes:
         rows = {}
         for r in range(args.rounds):
-            jobs = [(f"tengen batch {b if b is not None else 'auto'}", lambda b=b: tengen(args, size, b))
-                    for b in args.batches]
+            jobs = [(f"tengen {p} batch {b if b is not None else 'default'}",
+                     lambda b=b, p=p: tengen(args, size, b, p))
+                    for p in args.precisions for b in args.batches]
             jobs += [(f"ort batch {b}", lambda b=b: (ort(args, size, b), b)) for b in args.ort_batches]
             jobs += [("katago", lambda: (katago(args, size, False), 1))]
             if args.katago_ftz:
