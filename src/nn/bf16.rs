@@ -75,7 +75,9 @@ pub fn pack_weights(w: &[f32], inputs: usize, outputs: usize) -> Vec<u32> {
 }
 
 /// `out (outputs x width) = W^T x` for `x` (`inputs x width`, channel-major) and packed
-/// weights `wp` ([`pack_weights`]); `xp` is scratch. The caller checks [`usable`].
+/// weights `wp` ([`pack_weights`]); `xp` holds `x` packed, by this call unless `packed`
+/// says an earlier call on the same `x` left it there. The caller checks [`usable`].
+#[allow(clippy::too_many_arguments)]
 pub fn dense(
     wp: &[u32],
     inputs: usize,
@@ -84,6 +86,7 @@ pub fn dense(
     width: usize,
     out: &mut [f32],
     xp: &mut Vec<u32>,
+    packed: bool,
 ) {
     assert!(
         usable(outputs),
@@ -92,6 +95,23 @@ pub fn dense(
     let pairs = inputs.div_ceil(2);
     assert!(wp.len() == pairs * outputs && x.len() == inputs * width);
     assert!(out.len() >= outputs * width);
+    if packed {
+        assert_eq!(xp.len(), width * pairs, "inputs packed for another shape");
+    } else {
+        pack_inputs(x, inputs, width, xp);
+    }
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `usable` checked the CPU's features; the asserts above keep every index the
+    // kernel touches inside its slice.
+    unsafe {
+        kernel::dense(wp, pairs, outputs, xp, width, out)
+    }
+}
+
+/// `x` (`inputs x width`, channel-major) as bf16 pairs of input channels, point by point:
+/// element `[p][j]` holds `x[2j][p]` low and `x[2j + 1][p]` (0 past the last input) high.
+fn pack_inputs(x: &[f32], inputs: usize, width: usize, xp: &mut Vec<u32>) {
+    let pairs = inputs.div_ceil(2);
     xp.clear();
     xp.resize(width * pairs, 0);
     for j in 0..pairs {
@@ -106,12 +126,6 @@ pub fn dense(
                 xp[p * pairs + j] = pair(lo[p], 0.0);
             }
         }
-    }
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `usable` checked the CPU's features; the asserts above keep every index the
-    // kernel touches inside its slice.
-    unsafe {
-        kernel::dense(wp, pairs, outputs, xp, width, out)
     }
 }
 
@@ -239,7 +253,7 @@ mod tests {
             let wp = pack_weights(&w, inputs, outputs);
             let mut out = vec![f32::NAN; outputs * width];
             let mut xp = Vec::new();
-            dense(&wp, inputs, outputs, &x, width, &mut out, &mut xp);
+            dense(&wp, inputs, outputs, &x, width, &mut out, &mut xp, false);
             let r = |v: f32| from_bf16(to_bf16(v)) as f64;
             for o in 0..outputs {
                 for p in 0..width {

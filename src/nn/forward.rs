@@ -76,7 +76,7 @@ struct Scratch {
     /// Per query point, the reciprocal of its softmax row's sum.
     row_scale: Vec<f32>,
     /// The bf16 kernel's packed inputs.
-    xp: Vec<u32>,
+    xp: super::ops::Packed,
     /// Whether the dense layers and 1x1 convolutions run in bf16.
     bf16: bool,
     /// Per-point inverse root mean squares of the RMSNorms.
@@ -465,11 +465,11 @@ fn apply_block(
             s.a.clear();
             s.a.extend_from_slice(x);
             transformer_norm(&mut s.a, &b.pre_norm, width, &mut s.norm);
-            dense(&b.linear1, &s.a, width, &mut s.b, &mut s.xp, s.bf16);
+            dense(&b.linear1, &s.a, width, &mut s.b, &mut s.xp, false, s.bf16);
             let gate = b.gate.as_ref().expect("checked in Forward::new");
-            dense(gate, &s.a, width, &mut s.c, &mut s.xp, s.bf16);
+            dense(gate, &s.a, width, &mut s.c, &mut s.xp, true, s.bf16);
             swiglu(&mut s.b, &s.c);
-            dense(&b.linear2, &s.b, width, &mut s.c, &mut s.xp, s.bf16);
+            dense(&b.linear2, &s.b, width, &mut s.c, &mut s.xp, false, s.bf16);
             add(x, &s.c);
         }
     }
@@ -488,9 +488,9 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
     s.a.clear();
     s.a.extend_from_slice(x);
     transformer_norm(&mut s.a, &b.pre_norm, width, &mut s.norm);
-    dense(&b.q, &s.a, width, &mut s.q, &mut s.xp, s.bf16);
-    dense(&b.k, &s.a, width, &mut s.k, &mut s.xp, s.bf16);
-    dense(&b.v, &s.a, width, &mut s.v, &mut s.xp, s.bf16);
+    dense(&b.q, &s.a, width, &mut s.q, &mut s.xp, false, s.bf16);
+    dense(&b.k, &s.a, width, &mut s.k, &mut s.xp, true, s.bf16);
+    dense(&b.v, &s.a, width, &mut s.v, &mut s.xp, true, s.bf16);
     if !matches!(b.rope, Rope::None) {
         let table = rope_table(b, size, &mut s.rope);
         let (cos, sin) = (&s.rope[table].cos, &s.rope[table].sin);
@@ -543,7 +543,7 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
             }
         }
     }
-    dense(&b.out, &s.b, width, &mut s.c, &mut s.xp, s.bf16);
+    dense(&b.out, &s.b, width, &mut s.c, &mut s.xp, false, s.bf16);
     add(x, &s.c);
 }
 

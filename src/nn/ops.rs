@@ -40,7 +40,7 @@ pub(super) fn conv(
         }
         PACKED.with(|xp| {
             let xp = &mut xp.borrow_mut();
-            super::bf16::dense(wp, c.in_channels, c.out_channels, input, n, out, xp)
+            super::bf16::dense(wp, c.in_channels, c.out_channels, input, n, out, xp, false)
         });
         return;
     }
@@ -207,6 +207,15 @@ pub(super) fn gemm(
     }
 }
 
+/// A dense layer's input packed for the bf16 kernel, kept for the next layer that reads
+/// the same input (a transformer's q, k and v; a feed-forward's linear1 and gate).
+#[derive(Default)]
+pub(super) struct Packed {
+    xp: Vec<u32>,
+    /// Whether `xp` holds the last dense layer's input (it ran in bf16).
+    valid: bool,
+}
+
 /// Whether dense layers run in bf16 where they can ([`set_bf16`]).
 static BF16: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -230,13 +239,15 @@ pub fn bf16_on() -> bool {
 /// Computed as its transpose `out^T = x^T W`, so that the weights (`in x out`, read from
 /// memory at every call) are the right operand in their own row-major order (with weights
 /// out of cache, 192 x 512 at 81 points: 94 GFLOP/s against 90 reading them transposed).
-/// In bf16 when `bf16` and the layer suits the kernel (`xp` its scratch).
+/// In bf16 when `bf16` and the layer suits the kernel; `same_input` when the last dense
+/// layer through `packed` had this same `x` (its packing is then reused).
 pub(super) fn dense(
     mm: &MatMul,
     x: &[f32],
     area: usize,
     out: &mut Vec<f32>,
-    xp: &mut Vec<u32>,
+    packed: &mut Packed,
+    same_input: bool,
     bf16: bool,
 ) {
     debug_assert_eq!(x.len(), mm.in_channels * area);
@@ -245,9 +256,21 @@ pub(super) fn dense(
         let wp = mm.bf16.get_or_init(|| {
             super::bf16::pack_weights(&mm.weights, mm.in_channels, mm.out_channels)
         });
-        super::bf16::dense(wp, mm.in_channels, mm.out_channels, x, area, out, xp);
+        let reuse = same_input && packed.valid;
+        super::bf16::dense(
+            wp,
+            mm.in_channels,
+            mm.out_channels,
+            x,
+            area,
+            out,
+            &mut packed.xp,
+            reuse,
+        );
+        packed.valid = true;
         return;
     }
+    packed.valid = false;
     gemm(
         out,
         Layout::row_major(mm.out_channels, area).t(),

@@ -136,7 +136,7 @@ pub const PLAYOUTS_ONLY: &[&str] = &["seconds"];
 /// Runs the bench, one line per size on stdout.
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.nn {
-        let model = crate::nn::Model::load(path)?;
+        let model = std::sync::Arc::new(crate::nn::Model::load(path)?);
         if !crate::nn::set_bf16(args.precision == "bf16") {
             anyhow::bail!("--precision bf16: this CPU has no AVX512-BF16");
         }
@@ -317,7 +317,7 @@ pub fn nn_position(size: usize, seed: u64) -> Option<Game> {
 /// `args.threads` threads with `nn-batch` `args.batch`, and one line of what the network
 /// did in it.
 fn nn_search_bench(
-    model: &crate::nn::Model,
+    model: &std::sync::Arc<crate::nn::Model>,
     game: &Game,
     args: &BenchArgs,
     peak: f64,
@@ -334,7 +334,7 @@ fn nn_search_bench(
     config.puct.batch = args.batch;
     let size = game.size();
     let batch = args.batch;
-    let net = Arc::new(Network::new(Arc::new(model.clone())));
+    let net = Arc::new(Network::new(model.clone()));
     let mut search = Search::new(config);
     search.set_evaluator(Some(net.clone() as Arc<dyn EvaluatorSource>));
     let a = search.run(
