@@ -159,6 +159,7 @@ fn refuse_ignored(matches: &ArgMatches) {
 }
 
 fn main() -> anyhow::Result<()> {
+    tengen::log::install_panic_report();
     // KataGo's analysis engine, with KataGo's command-line shape (`-model M -config C`).
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("analysis") {

@@ -81,26 +81,40 @@ fn good_numbers_start() {
 /// Under a shrinking address-space limit (`ulimit -v`), the system refuses some search
 /// threads before it refuses anything else: the search then runs on the threads it got,
 /// says so on stderr, and answers a move (before, the refused thread aborted the process,
-/// exit status 134). Limits so small that the allocator fails as well are skipped.
+/// exit status 134). Limits so small that memory is refused as well (the allocator's
+/// abort, or a signal when the stack may not grow) are skipped; no limit may hang the
+/// engine (a thread refused its signal stack once deadlocked Rust's panic report under
+/// `RUST_BACKTRACE=1`): each run is killed after 60 s and that fails the test.
 #[test]
 fn a_refused_search_thread_is_no_abort() {
     let exe = env!("CARGO_BIN_EXE_tengen");
     let mut seen = 0;
     for kib in (12_000..=80_000).rev().step_by(2_000) {
         let script = format!(
-            "ulimit -v {kib}; printf 'boardsize 9\\ngenmove b\\nquit\\n' | \
-             '{exe}' --threads 8 --max-memory 16 --playouts 300 -v 1"
+            "ulimit -v {kib}; printf 'boardsize 9\\ngenmove b\\nquit\\n' | \\
+             timeout -s KILL 60 '{exe}' --threads 8 --max-memory 16 --playouts 300 -v 1"
         );
-        let out = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(&script)
+            .env("RUST_BACKTRACE", "1")
+            .output()
+            .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
+        let code = out.status.code();
+        assert!(
+            !matches!(code, Some(124 | 137)),
+            "{kib} KiB: the engine hung\n{stdout}\n{stderr}"
+        );
         // Near the limit the allocator fails too (Rust aborts on that, whatever the
         // threads, and so does glibc when a started thread cannot allocate its
-        // thread-local destructor list): only runs where nothing but threads was refused
-        // count.
-        let allocator_failed =
-            stderr.contains("memory allocation") || stderr.contains("Fatal glibc error");
-        if stderr.contains("could start only") && !allocator_failed {
+        // thread-local destructor list), or the calling thread's stack may not grow
+        // (SIGSEGV): only runs where nothing but threads was refused count.
+        let memory_refused = stderr.contains("memory allocation")
+            || stderr.contains("Fatal glibc error")
+            || code.is_some_and(|c| c > 128);
+        if stderr.contains("could start only") && !memory_refused {
             assert!(
                 out.status.success() && stdout.contains("\n= ") && !stdout.contains("= pass"),
                 "{kib} KiB: {:?}\n{stdout}\n{stderr}",
