@@ -1,8 +1,8 @@
 //! Dense layers in bf16 (issue 45): weights and inputs rounded to bf16 (8 bits of
 //! mantissa), products summed in fp32 by AVX512-BF16's `vdpbf16ps`, which does twice the
 //! multiply-adds of an fp32 FMA per instruction. Weights are packed once per layer, two
-//! input channels to a 32-bit lane (`[pair][out]`); a layer's inputs are packed per call,
-//! point by point (`[point][pair]`). Only on CPUs with AVX512-BF16, and only for layers
+//! input channels to a 32-bit lane (`[pair][out]`); a layer's inputs are packed per call
+//! the same way (`[pair][point]`), 16 points at a time. Only on CPUs with AVX512-BF16, and only for layers
 //! whose outputs come in whole blocks of 64 ([`usable`]); the forward pass falls back on
 //! fp32 elsewhere. Knows nothing of models, boards or evaluation.
 
@@ -108,22 +108,37 @@ pub fn dense(
     }
 }
 
-/// `x` (`inputs x width`, channel-major) as bf16 pairs of input channels, point by point:
-/// element `[p][j]` holds `x[2j][p]` low and `x[2j + 1][p]` (0 past the last input) high.
+/// `x` (`inputs x width`, channel-major) as bf16 pairs of input channels: element
+/// `[j][p]` holds `x[2j][p]` low and `x[2j + 1][p]` (0 past the last input) high, each
+/// rounded as [`to_bf16`] rounds.
 fn pack_inputs(x: &[f32], inputs: usize, width: usize, xp: &mut Vec<u32>) {
     let pairs = inputs.div_ceil(2);
     xp.clear();
     xp.resize(width * pairs, 0);
+    #[cfg(target_arch = "x86_64")]
+    if available() {
+        // SAFETY: `available` checked AVX-512F; the kernel stays inside the slices,
+        // whose lengths it asserts.
+        unsafe { kernel::pack_inputs(x, inputs, width, xp) };
+        return;
+    }
+    pack_inputs_scalar(x, inputs, width, xp);
+}
+
+/// [`pack_inputs`] one value at a time (without AVX-512, and the vector code's reference).
+fn pack_inputs_scalar(x: &[f32], inputs: usize, width: usize, xp: &mut [u32]) {
+    let pairs = inputs.div_ceil(2);
     for j in 0..pairs {
         let lo = &x[2 * j * width..(2 * j + 1) * width];
+        let row = &mut xp[j * width..(j + 1) * width];
         if 2 * j + 1 < inputs {
             let hi = &x[(2 * j + 1) * width..(2 * j + 2) * width];
             for p in 0..width {
-                xp[p * pairs + j] = pair(lo[p], hi[p]);
+                row[p] = pair(lo[p], hi[p]);
             }
         } else {
             for p in 0..width {
-                xp[p * pairs + j] = pair(lo[p], 0.0);
+                row[p] = pair(lo[p], 0.0);
             }
         }
     }
@@ -133,6 +148,46 @@ fn pack_inputs(x: &[f32], inputs: usize, width: usize, xp: &mut Vec<u32>) {
 mod kernel {
     use super::{BLOCK, POINTS};
     use std::arch::x86_64::*;
+
+    /// [`super::pack_inputs`] 16 points at a time: the rounding of [`super::to_bf16`] on
+    /// the integer bits (ties to even; a NaN stays a NaN).
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn pack_inputs(x: &[f32], inputs: usize, width: usize, xp: &mut [u32]) {
+        let pairs = inputs.div_ceil(2);
+        assert!(x.len() >= inputs * width && xp.len() >= pairs * width);
+        let round = |v: __m512| -> __m512i {
+            let u = _mm512_castps_si512(v);
+            let odd = _mm512_and_si512(_mm512_srli_epi32::<16>(u), _mm512_set1_epi32(1));
+            let up = _mm512_add_epi32(u, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff)));
+            let rounded = _mm512_srli_epi32::<16>(up);
+            let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(v, v);
+            let quiet = _mm512_or_si512(_mm512_srli_epi32::<16>(u), _mm512_set1_epi32(0x40));
+            _mm512_mask_mov_epi32(rounded, nan, quiet)
+        };
+        for j in 0..pairs {
+            let lo = x.as_ptr().add(2 * j * width);
+            let hi = (2 * j + 1 < inputs).then(|| x.as_ptr().add((2 * j + 1) * width));
+            let row = xp.as_mut_ptr().add(j * width);
+            let mut p = 0;
+            while p < width {
+                let mask: __mmask16 = if width - p >= 16 {
+                    0xffff
+                } else {
+                    (1u16 << (width - p)) - 1
+                };
+                let l = round(_mm512_maskz_loadu_ps(mask, lo.add(p)));
+                let both = match hi {
+                    Some(hi) => {
+                        let h = round(_mm512_maskz_loadu_ps(mask, hi.add(p)));
+                        _mm512_or_si512(l, _mm512_slli_epi32::<16>(h))
+                    }
+                    None => l,
+                };
+                _mm512_mask_storeu_epi32(row.add(p) as *mut _, mask, both);
+                p += 16;
+            }
+        }
+    }
 
     /// Every block of 64 outputs, every tile of points.
     #[target_feature(enable = "avx512f,avx512bf16")]
@@ -178,9 +233,10 @@ mod kernel {
     ) {
         let mut acc = [[_mm512_setzero_ps(); 4]; M];
         let w = wp.as_ptr().add(ob);
-        let x = xp.as_ptr().add(p0 * pairs);
+        let x = xp.as_ptr().add(p0);
         for j in 0..pairs {
             let row = w.add(j * outputs);
+            let points = x.add(j * width);
             let wv: [__m512bh; 4] = [
                 std::mem::transmute::<__m512i, __m512bh>(_mm512_loadu_si512(row as *const _)),
                 std::mem::transmute::<__m512i, __m512bh>(_mm512_loadu_si512(
@@ -195,7 +251,7 @@ mod kernel {
             ];
             for (m, a) in acc.iter_mut().enumerate() {
                 let xb = std::mem::transmute::<__m512i, __m512bh>(_mm512_set1_epi32(
-                    *x.add(m * pairs + j) as i32,
+                    *points.add(m) as i32,
                 ));
                 for v in 0..4 {
                     a[v] = _mm512_dpbf16_ps(a[v], wv[v], xb);
@@ -230,6 +286,50 @@ mod tests {
             assert!(((y - x) / x).abs() <= 1.0 / 256.0, "{x} -> {y}");
         }
         assert!(from_bf16(to_bf16(f32::NAN)).is_nan());
+    }
+
+    /// The vector packing rounds exactly as the scalar one, ties, NaN, infinities,
+    /// subnormals and tails of every length included.
+    #[test]
+    fn inputs_pack_as_the_scalar_rounding_does() {
+        if !available() {
+            eprintln!("skipped: this CPU has no AVX512-BF16");
+            return;
+        }
+        let specials = [
+            0.0f32,
+            -0.0,
+            1.0 + 1.0 / 256.0,
+            1.0 + 3.0 / 256.0,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MAX,
+            1e-40,
+            -3e-39,
+            f32::from_bits(0x7f7f_ffff),
+            f32::from_bits(0x3f80_8000),
+        ];
+        for (inputs, width) in [(1, 1), (3, 17), (8, 81), (7, 33), (2, 16), (5, 361)] {
+            let mut seed = 99u64;
+            let x: Vec<f32> = (0..inputs * width)
+                .map(|i| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    if i % 5 == 0 {
+                        specials[(seed >> 40) as usize % specials.len()]
+                    } else {
+                        f32::from_bits((seed >> 32) as u32)
+                    }
+                })
+                .collect();
+            let mut fast = Vec::new();
+            pack_inputs(&x, inputs, width, &mut fast);
+            let mut slow = vec![0u32; fast.len()];
+            pack_inputs_scalar(&x, inputs, width, &mut slow);
+            assert_eq!(fast, slow, "{inputs} inputs at {width} points");
+        }
     }
 
     /// The kernel against the same sums in f64 of the bf16-rounded operands, on shapes
