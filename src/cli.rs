@@ -367,16 +367,11 @@ pub static KNOBS: &[Knob] = &[
     },
     Knob {
         key: "precision",
-        help: "the network's dense layers and 1x1 convolutions in fp32 (KataGo's outputs) or bf16 (CPUs with AVX512-BF16)",
-        range: "fp32|bf16",
-        get: |s| if s.bf16 { "bf16" } else { "fp32" }.to_string(),
+        help: "the network's dense layers and 1x1 convolutions in fp32 (KataGo's outputs) or bf16 (CPUs with AVX512-BF16); auto: bf16 where the CPU has it",
+        range: "auto|fp32|bf16",
+        get: |s| s.precision.name().to_string(),
         set: |s, v| {
-            s.bf16 = match v {
-                "fp32" => false,
-                "bf16" if crate::nn::bf16::available() => true,
-                "bf16" => return Err("this CPU has no AVX512-BF16".to_string()),
-                _ => return Err(format!("{v:?} is not fp32 or bf16")),
-            };
+            s.precision = crate::nn::Precision::parse(v)?;
             Ok(())
         },
     },

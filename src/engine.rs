@@ -122,7 +122,9 @@ impl Engine {
     /// A 19x19 engine with the given rules and settings.
     pub fn new(rules: Rules, settings: Settings) -> Engine {
         // The knob refuses bf16 where the CPU lacks it, so this takes effect.
-        crate::nn::set_bf16(settings.bf16);
+        if let Some(net) = &settings.network {
+            net.0.bf16.set(settings.precision.uses_bf16());
+        }
         let mut player: Box<dyn Player> = match settings.player {
             PlayerKind::Random => Box::new(RandomPlayer::new(settings.search.seed)),
             PlayerKind::Mcts => Box::new(Search::new(settings.search.clone())),

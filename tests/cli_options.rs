@@ -285,10 +285,16 @@ fn bench_nn_reports_what_it_was_given() {
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "{text}");
+    // The default, auto, is bf16 where the CPU has AVX512-BF16; the line says which ran.
+    let auto = if tengen::nn::bf16::available() {
+        "bf16"
+    } else {
+        "fp32"
+    };
     for (line, size) in lines.iter().zip([9, 7]) {
         assert!(
             line.starts_with(&format!(
-                "mode=nn model={} precision=fp32 size={size} threads=2 ",
+                "mode=nn model={} precision={auto} size={size} threads=2 ",
                 net.name()
             )),
             "{line}"
@@ -325,6 +331,8 @@ fn bench_nn_reports_what_it_was_given() {
         field(&line, "visits=") >= field(&line, "evals=") - 1.0,
         "{line}"
     );
+    let line = stdout(&bench(&["--precision", "fp32"]));
+    assert!(line.contains(" precision=fp32 "), "{line}");
     // bf16 where the CPU has it; refused, saying why, where it does not.
     let out = bench(&["--precision", "bf16"]);
     if tengen::nn::bf16::available() {

@@ -40,9 +40,9 @@ pub struct Settings {
     /// The network, if one was loaded (`--model`): GTP's `kata-raw-nn` evaluates with
     /// it; the move generator does not use it yet.
     pub network: Option<Network>,
-    /// The network's dense layers and 1x1 convolutions in bf16 (on CPUs with
-    /// AVX512-BF16; `--set precision=bf16`), else fp32.
-    pub bf16: bool,
+    /// The network's dense layers and 1x1 convolutions: bf16 or fp32 (`--set
+    /// precision=auto|fp32|bf16`; auto is bf16 where the CPU has AVX512-BF16).
+    pub precision: crate::nn::Precision,
 }
 
 impl Default for Settings {
@@ -57,7 +57,7 @@ impl Default for Settings {
             ponder: false,
             search: SearchConfig::default(),
             network: None,
-            bf16: false,
+            precision: crate::nn::Precision::Auto,
         }
     }
 }

@@ -165,7 +165,7 @@ impl<'m> Evaluator<'m> {
     }
 
     /// Runs the network's dense layers and 1x1 convolutions in bf16 (`true`) or fp32 (the
-    /// default, unless `nn::set_bf16` made bf16 the process's); `false` when bf16 was
+    /// default, unless the model's [`super::Bf16Choice`] says bf16); `false` when bf16 was
     /// asked for and this CPU has no AVX512-BF16.
     pub fn set_bf16(&mut self, on: bool) -> bool {
         self.forward.set_bf16(on)

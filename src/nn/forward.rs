@@ -129,7 +129,7 @@ impl<'m> Forward<'m> {
             batch: 0,
             trunk: Vec::new(),
             s: Scratch {
-                bf16: super::ops::bf16_on(),
+                bf16: model.bf16.get(),
                 ..Scratch::default()
             },
             out: Vec::new(),

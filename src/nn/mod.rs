@@ -14,7 +14,7 @@ mod ops;
 
 pub use eval::{cached_bytes, EvalCache, Evaluation, Evaluator, Symmetry};
 pub use model::{Model, ModelError};
-pub use ops::{bf16_on, fma_peak_gflops, set_bf16};
+pub use ops::{fma_peak_gflops, Bf16Choice, Precision};
 
 use std::path::PathBuf;
 

@@ -216,23 +216,84 @@ pub(super) struct Packed {
     valid: bool,
 }
 
-/// Whether dense layers run in bf16 where they can ([`set_bf16`]).
-static BF16: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Runs the dense layers (the transformers' projections and feed-forward layers) in bf16
-/// from now on, process-wide, or in fp32 (`false`, the default: KataGo's exact outputs).
-/// `false` if bf16 was asked for and this CPU has no AVX512-BF16 (nothing changes then).
-pub fn set_bf16(on: bool) -> bool {
-    if on && !super::bf16::available() {
-        return false;
-    }
-    BF16.store(on, std::sync::atomic::Ordering::Relaxed);
-    true
+/// The precision of the dense layers and 1x1 convolutions, as the programs' knob names it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Precision {
+    /// bf16 where the CPU has AVX512-BF16, else fp32 (the programs' default).
+    #[default]
+    Auto,
+    /// fp32: KataGo's outputs.
+    Fp32,
+    /// bf16 (only on CPUs with AVX512-BF16).
+    Bf16,
 }
 
-/// Whether dense layers run in bf16.
-pub fn bf16_on() -> bool {
-    BF16.load(std::sync::atomic::Ordering::Relaxed)
+impl Precision {
+    /// `auto`, `fp32` or `bf16`; bf16 is refused where the CPU lacks AVX512-BF16.
+    pub fn parse(v: &str) -> Result<Precision, String> {
+        match v {
+            "auto" => Ok(Precision::Auto),
+            "fp32" => Ok(Precision::Fp32),
+            "bf16" if super::bf16::available() => Ok(Precision::Bf16),
+            "bf16" => Err("this CPU has no AVX512-BF16".to_string()),
+            _ => Err(format!("{v:?} is not auto, fp32 or bf16")),
+        }
+    }
+
+    /// The knob's word for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::Auto => "auto",
+            Precision::Fp32 => "fp32",
+            Precision::Bf16 => "bf16",
+        }
+    }
+
+    /// Whether the dense layers run in bf16 on this CPU.
+    pub fn uses_bf16(self) -> bool {
+        match self {
+            Precision::Auto => super::bf16::available(),
+            Precision::Fp32 => false,
+            Precision::Bf16 => super::bf16::available(),
+        }
+    }
+
+    /// What runs on this CPU: `fp32` or `bf16`.
+    pub fn resolved(self) -> &'static str {
+        if self.uses_bf16() {
+            "bf16"
+        } else {
+            "fp32"
+        }
+    }
+}
+
+/// A model's choice of bf16 for its dense layers, which each evaluator made from it
+/// afterwards starts with: fp32 (KataGo's exact outputs) unless a program sets it.
+#[derive(Debug, Default)]
+pub struct Bf16Choice(std::sync::atomic::AtomicBool);
+
+impl Clone for Bf16Choice {
+    fn clone(&self) -> Bf16Choice {
+        Bf16Choice(std::sync::atomic::AtomicBool::new(self.get()))
+    }
+}
+
+impl Bf16Choice {
+    /// Whether bf16 is chosen.
+    pub fn get(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Chooses bf16 (`true`) or fp32; `false` if bf16 was asked for and this CPU has no
+    /// AVX512-BF16 (nothing changes then).
+    pub fn set(&self, on: bool) -> bool {
+        if on && !super::bf16::available() {
+            return false;
+        }
+        self.0.store(on, std::sync::atomic::Ordering::Relaxed);
+        true
+    }
 }
 
 /// A dense layer applied at every point: `out (out x area) = W^T x` for `x` `in x area`.

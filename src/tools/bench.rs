@@ -111,8 +111,8 @@ pub struct BenchArgs {
     #[arg(long, requires = "nn")]
     pub in_search: bool,
     /// With --nn: the dense layers in fp32 (KataGo's outputs) or bf16 (on CPUs with
-    /// AVX512-BF16 only).
-    #[arg(long, default_value = "fp32", requires = "nn", value_parser = ["fp32", "bf16"])]
+    /// AVX512-BF16 only); auto is bf16 where the CPU has it. The output line says which ran.
+    #[arg(long, default_value = "auto", requires = "nn", value_parser = ["auto", "fp32", "bf16"])]
     pub precision: String,
     /// Run one full search from the empty board (komi 7.5, Chinese rules) per size instead
     /// of bare playouts; the options below apply to it alone.
@@ -137,9 +137,9 @@ pub const PLAYOUTS_ONLY: &[&str] = &["seconds"];
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.nn {
         let model = std::sync::Arc::new(crate::nn::Model::load(path)?);
-        if !crate::nn::set_bf16(args.precision == "bf16") {
-            anyhow::bail!("--precision bf16: this CPU has no AVX512-BF16");
-        }
+        let precision = crate::nn::Precision::parse(&args.precision)
+            .map_err(|e| anyhow::anyhow!("--precision {}: {e}", args.precision))?;
+        model.bf16.set(precision.uses_bf16());
         // One core's multiply-add peak, the best of a few short runs.
         let peak = (0..5)
             .map(|_| crate::nn::fma_peak_gflops(1 << 22))
@@ -162,7 +162,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             println!(
                 "mode=nn model={} precision={} size={} threads={} batch={} evals={} seconds={:.2} evals_per_s={:.2} latency_ms_mean={:.2} latency_ms_median={:.2} latency_ms_max={:.2} cpu_ms={} gflops_per_s={:.1} core_peak_gflops={:.1} peak_share={:.2}",
                 model.name,
-                args.precision,
+                if model.bf16.get() { "bf16" } else { "fp32" },
                 size,
                 r.threads,
                 r.batch,
@@ -348,7 +348,7 @@ fn nn_search_bench(
     println!(
         "mode=nn-search model={} precision={} size={} threads={} batch={} passes={} evals={} mean_batch={:.2} seconds={:.2} evals_per_s={:.2} ms_per_pass={:.1} visits={} visits_per_s={:.1} gflops_per_s={:.1} core_peak_gflops={:.1} peak_share={:.2}",
         model.name,
-        args.precision,
+        if model.bf16.get() { "bf16" } else { "fp32" },
         size,
         args.threads.max(1),
         batch,

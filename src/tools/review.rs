@@ -122,9 +122,11 @@ fn load(args: &ReviewArgs) -> anyhow::Result<(Game, Vec<(Color, Move)>, Vec<(Str
 pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
     let (start, moves, info) = load(args)?;
     let settings = args.search.settings();
-    // `--set precision=bf16` (refused where the CPU lacks it) for the pool's evaluators.
-    crate::nn::set_bf16(settings.bf16);
     let net = crate::cli::resolve_network(args.model.clone()).map_err(anyhow::Error::msg)?;
+    // `--set precision` (bf16 refused where the CPU lacks it) for the pool's evaluators.
+    if let Some(n) = &net {
+        n.0.bf16.set(settings.precision.uses_bf16());
+    }
     let visits = args
         .visits
         .unwrap_or(if net.is_some() { 100 } else { 1000 });

@@ -133,7 +133,8 @@ fn kata_raw_nn_matches_katago_on_the_golden_positions() {
         .join("golden/g170-b6c96-s175395328-d26788732.txt");
     let blocks = parse(&std::fs::read_to_string(golden).unwrap());
     assert!(blocks.len() >= 60, "{} golden blocks", blocks.len());
-    let mut gtp = Gtp::start(&["--model", net.to_str().unwrap()]);
+    // fp32: KataGo's outputs (auto would be bf16 on a CPU with AVX512-BF16).
+    let mut gtp = Gtp::start(&["--model", net.to_str().unwrap(), "--set", "precision=fp32"]);
     let mut failed = Vec::new();
     for g in &blocks {
         replay(&mut gtp, g);

@@ -98,6 +98,9 @@ pub struct Model {
     pub trunk: Trunk,
     pub policy: PolicyHead,
     pub value: ValueHead,
+    /// Whether evaluators made from now on run the dense layers in bf16 (the programs'
+    /// `precision`; fp32 when loaded).
+    pub bf16: super::ops::Bf16Choice,
 }
 
 impl Model {

@@ -47,6 +47,8 @@ struct Options {
     search_threads: Option<usize>,
     /// At the end of input, stop at once instead of answering what is queued.
     quit_without_waiting: bool,
+    /// The network's precision (`-override-config tengenPrecision=auto|fp32|bf16`).
+    precision: crate::nn::Precision,
 }
 
 /// KataGo's command-line shape: `-model M`, `-config C`, `-override-config k=v,...`,
@@ -85,6 +87,10 @@ fn parse_args(args: &[String]) -> anyhow::Result<Options> {
                         "numSearchThreads" | "numSearchThreadsPerAnalysisThread" => {
                             o.search_threads = count(v)
                         }
+                        "tengenPrecision" => {
+                            o.precision = crate::nn::Precision::parse(v.trim())
+                                .map_err(|e| anyhow::anyhow!("tengenPrecision={v}: {e}"))?
+                        }
                         other => crate::log!(
                             1,
                             "analysis: -override-config {other} is not used by Tengen"
@@ -121,6 +127,9 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
     let config = crate::engine::Settings::default().search;
     let cores = config.threads.max(1);
     let model = network.map(|n| n.0);
+    if let Some(m) = &model {
+        m.bf16.set(options.precision.uses_bf16());
+    }
     let size = PoolSize {
         workers: options.workers.unwrap_or(cores),
         threads_per_search: options.search_threads,
