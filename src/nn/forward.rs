@@ -196,6 +196,7 @@ impl<'m> Forward<'m> {
         if self.out.len() < batch {
             self.out.resize_with(batch, RawOutput::default);
         }
+        let _flush = super::ops::FlushDenormals::new();
         let t = &m.trunk;
         let s = &mut self.s;
 

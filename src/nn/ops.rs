@@ -268,6 +268,59 @@ impl Precision {
     }
 }
 
+/// Flush-to-zero and denormals-are-zero on the calling thread while it lives, the previous
+/// setting back when dropped: a forward pass never meets a subnormal number, which costs
+/// x86 cores a hundred cycles or more an operation (KataGo's Eigen build ran 19 times slower
+/// here without it). The model's subnormal weights are zeroed when it is read; this covers
+/// the activations. Outputs move by no more than the subnormal range.
+pub(super) struct FlushDenormals {
+    #[cfg(target_arch = "x86_64")]
+    saved: u32,
+}
+
+impl FlushDenormals {
+    /// MXCSR's flush-to-zero (bit 15) and denormals-are-zero (bit 6).
+    #[cfg(target_arch = "x86_64")]
+    const BITS: u32 = 0x8040;
+
+    pub(super) fn new() -> FlushDenormals {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let saved = mxcsr();
+            set_mxcsr(saved | Self::BITS);
+            FlushDenormals { saved }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        FlushDenormals {}
+    }
+}
+
+impl Drop for FlushDenormals {
+    fn drop(&mut self) {
+        #[cfg(target_arch = "x86_64")]
+        set_mxcsr(self.saved);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn mxcsr() -> u32 {
+    let mut v: u32 = 0;
+    // SAFETY: stores the SSE control register (every x86-64 CPU has it) into `v`.
+    unsafe {
+        std::arch::asm!("stmxcsr [{}]", in(reg) &mut v as *mut u32, options(nostack, preserves_flags));
+    }
+    v
+}
+
+#[cfg(target_arch = "x86_64")]
+fn set_mxcsr(v: u32) {
+    // SAFETY: loads the SSE control register from `v`, a value read from it with only the
+    // flush bits changed (no exception unmasked).
+    unsafe {
+        std::arch::asm!("ldmxcsr [{}]", in(reg) &v as *const u32, options(nostack, preserves_flags, readonly));
+    }
+}
+
 /// A model's choice of bf16 for its dense layers, which each evaluator made from it
 /// afterwards starts with: fp32 (KataGo's exact outputs) unless a program sets it.
 #[derive(Debug, Default)]
@@ -879,6 +932,22 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn subnormals_flush_while_the_guard_lives() {
+        let tiny = std::hint::black_box(1e-30f32);
+        let scale = std::hint::black_box(1e-10f32);
+        assert!((tiny * scale).is_subnormal());
+        {
+            let _flush = FlushDenormals::new();
+            assert_eq!(tiny * scale, 0.0);
+            // Subnormal inputs count as zero too.
+            let sub = std::hint::black_box(f32::from_bits(1));
+            assert_eq!(sub * std::hint::black_box(2.0f32), 0.0);
+        }
+        assert!((tiny * scale).is_subnormal(), "the setting is restored");
     }
 
     #[test]
