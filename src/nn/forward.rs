@@ -503,8 +503,45 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
         }
     }
     let scale = 1.0 / (d as f32).sqrt();
-    // Both are written whole by the products below.
+    // Written whole below.
     s.b.resize(b.heads * dv * width, 0.0);
+    if !super::attend::available() {
+        heads_by_products(b, size, batch, s, scale);
+    } else {
+        let shape = super::attend::HeadShape {
+            area,
+            stride: width,
+            d,
+            dv,
+        };
+        for p in 0..batch {
+            for h in 0..b.heads {
+                let kvh = h / group;
+                super::attend::attend(
+                    &s.q[h * d * width + p * area..],
+                    &s.k[kvh * d * width + p * area..],
+                    &s.v[kvh * dv * width + p * area..],
+                    shape,
+                    scale,
+                    &mut s.b[h * dv * width + p * area..],
+                    &mut s.scores,
+                );
+            }
+        }
+    }
+    dense(&b.out, &s.b, width, &mut s.c, &mut s.xp, false, s.bf16);
+    add(x, &s.c);
+}
+
+/// The heads of [`attention`] where the CPU has no AVX-512: per position and head, the
+/// scores as one product, their softmax, the values as another product.
+fn heads_by_products(b: &Attention, size: usize, batch: usize, s: &mut Scratch, scale: f32) {
+    let area = size * size;
+    let width = batch * area;
+    let d = b.q_head_dim;
+    let dv = b.v_head_dim;
+    let group = b.heads / b.kv_heads;
+    // Written whole by the products below.
     s.scores.resize(area * area, 0.0);
     // Rows `rows` of one position's planes: `rows x area`, `width` apart.
     let planes = |rows: usize| Layout {
@@ -544,8 +581,6 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
             }
         }
     }
-    dense(&b.out, &s.b, width, &mut s.c, &mut s.xp, false, s.bf16);
-    add(x, &s.c);
 }
 
 /// Where one position's planes lie in a batch's activations: `batch` planes of `area`

@@ -1,0 +1,307 @@
+//! One position's self-attention in one head, fused on AVX-512: `out[:, i] = sum over j of
+//! softmax_j(scale q[:, i] . k[:, j]) v[:, j]`, 16 queries at a time (one register of
+//! lanes), their scores kept as a column of 16 a key in a scratch of `area x 16` (in L1)
+//! between the two products, instead of the whole `area x area` matrix written and read
+//! back by two general products and a softmax pass. The forward pass uses the general
+//! products where the CPU has no AVX-512. Knows nothing of models, boards or evaluation.
+
+/// Where one head's rows lie: queries and keys `d` rows, values and the output `dv` rows,
+/// each row `area` points, rows `stride` apart.
+#[derive(Clone, Copy, Debug)]
+pub struct HeadShape {
+    pub area: usize,
+    pub stride: usize,
+    pub d: usize,
+    pub dv: usize,
+}
+
+/// Queries computed at once.
+const QUERIES: usize = 16;
+
+/// Whether [`attend`] runs on this CPU.
+pub fn available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::sync::atomic::{AtomicU8, Ordering};
+        static HAS: AtomicU8 = AtomicU8::new(0);
+        match HAS.load(Ordering::Relaxed) {
+            1 => return false,
+            2 => return true,
+            _ => {}
+        }
+        let has = is_x86_feature_detected!("avx512f");
+        HAS.store(if has { 2 } else { 1 }, Ordering::Relaxed);
+        has
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// The head's output into `out` (its `dv` rows, `stride` apart); `scratch` is resized as
+/// needed. The caller checks [`available`].
+pub fn attend(
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    shape: HeadShape,
+    scale: f32,
+    out: &mut [f32],
+    scratch: &mut Vec<f32>,
+) {
+    assert!(available(), "fused attention without AVX-512");
+    let HeadShape {
+        area,
+        stride,
+        d,
+        dv,
+    } = shape;
+    assert!(area >= 1 && stride >= area);
+    let rows = |n: usize| if n == 0 { 0 } else { (n - 1) * stride + area };
+    assert!(q.len() >= rows(d) && k.len() >= rows(d) && v.len() >= rows(dv));
+    assert!(out.len() >= rows(dv));
+    scratch.clear();
+    scratch.resize((d + area) * QUERIES, 0.0);
+    let (qp, s) = scratch.split_at_mut(d * QUERIES);
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `available` checked AVX-512F; the asserts above keep every row the kernel
+    // reads or writes inside its slice, and the scratch holds `d` and `area` columns.
+    unsafe {
+        kernel::attend(q, k, v, shape, scale, out, qp, s)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod kernel {
+    use super::{HeadShape, QUERIES};
+    use std::arch::x86_64::*;
+
+    /// Keys (for the scores) or value rows (for the output) one register block holds.
+    const BLOCK: usize = 8;
+
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn attend(
+        q: &[f32],
+        k: &[f32],
+        v: &[f32],
+        shape: HeadShape,
+        scale: f32,
+        out: &mut [f32],
+        qp: &mut [f32],
+        s: &mut [f32],
+    ) {
+        let HeadShape {
+            area,
+            stride,
+            d,
+            dv,
+        } = shape;
+        let (q, k, v, out) = (q.as_ptr(), k.as_ptr(), v.as_ptr(), out.as_mut_ptr());
+        let (qp, s) = (qp.as_mut_ptr(), s.as_mut_ptr());
+        let scale = _mm512_set1_ps(scale);
+        for q0 in (0..area).step_by(QUERIES) {
+            let n = QUERIES.min(area - q0);
+            let mask: __mmask16 = if n == QUERIES {
+                0xffff
+            } else {
+                (1u16 << n) - 1
+            };
+            for c in 0..d {
+                let row = _mm512_maskz_loadu_ps(mask, q.add(c * stride + q0));
+                _mm512_storeu_ps(qp.add(c * QUERIES), row);
+            }
+            let mut j = 0;
+            while j + BLOCK <= area {
+                scores::<BLOCK>(qp, d, k, stride, j, scale, s);
+                j += BLOCK;
+            }
+            while j < area {
+                scores::<1>(qp, d, k, stride, j, scale, s);
+                j += 1;
+            }
+            // Softmax down each query's column.
+            let mut max = _mm512_set1_ps(f32::NEG_INFINITY);
+            for j in 0..area {
+                max = _mm512_max_ps(max, _mm512_loadu_ps(s.add(j * QUERIES)));
+            }
+            let mut sum = _mm512_setzero_ps();
+            for j in 0..area {
+                let e = exp(_mm512_sub_ps(_mm512_loadu_ps(s.add(j * QUERIES)), max));
+                _mm512_storeu_ps(s.add(j * QUERIES), e);
+                sum = _mm512_add_ps(sum, e);
+            }
+            let inv = _mm512_div_ps(_mm512_set1_ps(1.0), sum);
+            let mut c = 0;
+            while c + BLOCK <= dv {
+                values::<BLOCK>(v, stride, c, s, area, inv, out, q0, mask);
+                c += BLOCK;
+            }
+            while c < dv {
+                values::<1>(v, stride, c, s, area, inv, out, q0, mask);
+                c += 1;
+            }
+        }
+    }
+
+    /// Scores of keys `j0..j0 + R` against the packed queries, scaled, into `s`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn scores<const R: usize>(
+        qp: *const f32,
+        d: usize,
+        k: *const f32,
+        stride: usize,
+        j0: usize,
+        scale: __m512,
+        s: *mut f32,
+    ) {
+        let mut acc = [_mm512_setzero_ps(); R];
+        for c in 0..d {
+            let qc = _mm512_loadu_ps(qp.add(c * QUERIES));
+            let keys = k.add(c * stride + j0);
+            for (r, a) in acc.iter_mut().enumerate() {
+                *a = _mm512_fmadd_ps(_mm512_set1_ps(*keys.add(r)), qc, *a);
+            }
+        }
+        for (r, a) in acc.iter().enumerate() {
+            _mm512_storeu_ps(s.add((j0 + r) * QUERIES), _mm512_mul_ps(*a, scale));
+        }
+    }
+
+    /// Value rows `c0..c0 + R` weighted by the exponentials in `s`, times `inv`, into the
+    /// output's queries `q0..` under `mask`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn values<const R: usize>(
+        v: *const f32,
+        stride: usize,
+        c0: usize,
+        s: *const f32,
+        area: usize,
+        inv: __m512,
+        out: *mut f32,
+        q0: usize,
+        mask: __mmask16,
+    ) {
+        let mut acc = [_mm512_setzero_ps(); R];
+        for j in 0..area {
+            let col = _mm512_loadu_ps(s.add(j * QUERIES));
+            for (r, a) in acc.iter_mut().enumerate() {
+                let x = *v.add((c0 + r) * stride + j);
+                *a = _mm512_fmadd_ps(_mm512_set1_ps(x), col, *a);
+            }
+        }
+        for (r, a) in acc.iter().enumerate() {
+            let o = out.add((c0 + r) * stride + q0);
+            _mm512_mask_storeu_ps(o, mask, _mm512_mul_ps(*a, inv));
+        }
+    }
+
+    /// `e^x` for `x <= 0` within 2 ulp, 0 below -87: the polynomial of the element-wise
+    /// kernels' `exp` (Cephes' `expf`), sixteen lanes at a time.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn exp(x: __m512) -> __m512 {
+        let xc = _mm512_max_ps(x, _mm512_set1_ps(-87.0));
+        let round = _mm512_set1_ps(12_582_912.0);
+        let t = _mm512_fmadd_ps(xc, _mm512_set1_ps(std::f32::consts::LOG2_E), round);
+        let n = _mm512_sub_ps(t, round);
+        let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693_359_4), xc);
+        let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.121_944_4e-4), r);
+        let mut p = _mm512_set1_ps(1.987_569_1e-4);
+        for c in [
+            1.398_2e-3,
+            8.333_452e-3,
+            4.166_579_6e-2,
+            1.666_666_5e-1,
+            0.5,
+        ] {
+            p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c));
+        }
+        let p = _mm512_add_ps(
+            _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r),
+            _mm512_set1_ps(1.0),
+        );
+        let bits = _mm512_slli_epi32::<23>(_mm512_sub_epi32(
+            _mm512_castps_si512(t),
+            _mm512_set1_epi32(0x4B40_0000 - 127),
+        ));
+        let e = _mm512_mul_ps(p, _mm512_castsi512_ps(bits));
+        let tiny = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, _mm512_set1_ps(-87.0));
+        _mm512_mask_mov_ps(e, tiny, _mm512_setzero_ps())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Against softmax and sums in f64, on shapes with every tail (areas not a multiple
+    /// of 16 or 8, value rows not a multiple of 8) and rows `stride` apart.
+    #[test]
+    fn attention_matches_the_definition() {
+        if !available() {
+            eprintln!("skipped: this CPU has no AVX-512");
+            return;
+        }
+        for (area, stride, d, dv) in [
+            (81, 81, 32, 32),
+            (1, 3, 4, 3),
+            (25, 50, 5, 9),
+            (361, 722, 32, 16),
+        ] {
+            let mut seed = 7u64;
+            let mut rand = || {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((seed >> 33) as f32 / (1u64 << 31) as f32) * 4.0 - 2.0
+            };
+            let rows = |n: usize| (n - 1) * stride + area;
+            let q: Vec<f32> = (0..rows(d)).map(|_| rand()).collect();
+            let k: Vec<f32> = (0..rows(d)).map(|_| rand()).collect();
+            let v: Vec<f32> = (0..rows(dv)).map(|_| rand()).collect();
+            let mut out = vec![f32::NAN; rows(dv)];
+            let scale = 1.0 / (d as f32).sqrt();
+            let shape = HeadShape {
+                area,
+                stride,
+                d,
+                dv,
+            };
+            attend(&q, &k, &v, shape, scale, &mut out, &mut Vec::new());
+            for i in 0..area {
+                let logits: Vec<f64> = (0..area)
+                    .map(|j| {
+                        (0..d)
+                            .map(|c| q[c * stride + i] as f64 * k[c * stride + j] as f64)
+                            .sum::<f64>()
+                            * scale as f64
+                    })
+                    .collect();
+                let max = logits.iter().cloned().fold(f64::MIN, f64::max);
+                let e: Vec<f64> = logits.iter().map(|l| (l - max).exp()).collect();
+                let total: f64 = e.iter().sum();
+                for c in 0..dv {
+                    let want: f64 = (0..area)
+                        .map(|j| e[j] * v[c * stride + j] as f64)
+                        .sum::<f64>()
+                        / total;
+                    let got = out[c * stride + i] as f64;
+                    assert!(
+                        (got - want).abs() <= 1e-5 * (1.0 + want.abs()),
+                        "{area} points, d {d}, dv {dv}: out[{c}][{i}] {got} against {want}"
+                    );
+                }
+            }
+            // Between the rows, nothing is written.
+            for c in 0..dv.saturating_sub(1) {
+                assert!(out[c * stride + area..(c + 1) * stride]
+                    .iter()
+                    .all(|x| x.is_nan()));
+            }
+        }
+    }
+}
