@@ -70,6 +70,53 @@ pub fn attend(
     }
 }
 
+/// Whether [`attend_bf16`] runs on this CPU.
+pub fn bf16_available() -> bool {
+    available() && super::bf16::available()
+}
+
+/// [`attend`] with bf16 products (fp32 sums, softmax in fp32): `qp` and `kp` are the
+/// head's queries and keys packed in channel pairs (`[pair][point]`, rows `stride` apart,
+/// as `bf16::pack_inputs` packs them); the values are rounded to bf16 here, the softmax's
+/// weights before the second product. The caller checks [`bf16_available`].
+#[allow(clippy::too_many_arguments)]
+pub fn attend_bf16(
+    qp: &[u32],
+    kp: &[u32],
+    v: &[f32],
+    shape: HeadShape,
+    scale: f32,
+    out: &mut [f32],
+    scores: &mut Vec<f32>,
+    packed: &mut Vec<u32>,
+) {
+    assert!(bf16_available(), "bf16 attention without AVX512-BF16");
+    let HeadShape {
+        area,
+        stride,
+        d,
+        dv,
+    } = shape;
+    assert!(area >= 1 && stride >= area && d % 2 == 0);
+    let rows = |n: usize| if n == 0 { 0 } else { (n - 1) * stride + area };
+    assert!(qp.len() >= rows(d / 2) && kp.len() >= rows(d / 2) && v.len() >= rows(dv));
+    assert!(out.len() >= rows(dv));
+    let half = area.div_ceil(2);
+    // A value row's pairs, padded to whole vectors of 16.
+    let vrow = half.next_multiple_of(QUERIES);
+    scores.clear();
+    scores.resize(area * QUERIES, 0.0);
+    packed.clear();
+    packed.resize(dv * vrow + half * QUERIES, 0);
+    let (vp, pp) = packed.split_at_mut(dv * vrow);
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `bf16_available` checked AVX-512F and AVX512-BF16; the asserts above keep
+    // every row the kernel reads or writes inside its slice; the scratch is sized above.
+    unsafe {
+        kernel::attend_bf16(qp, kp, v, shape, scale, out, scores, vp, vrow, pp)
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod kernel {
     use super::{HeadShape, QUERIES};
@@ -199,6 +246,179 @@ mod kernel {
         }
     }
 
+    /// [`super::attend_bf16`]: `vp` takes the values as point pairs (`dv` rows of `vrow`),
+    /// `pp` the softmax's weights as point pairs (16 queries a pair).
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    pub(super) unsafe fn attend_bf16(
+        qp: &[u32],
+        kp: &[u32],
+        v: &[f32],
+        shape: HeadShape,
+        scale: f32,
+        out: &mut [f32],
+        s: &mut [f32],
+        vp: &mut [u32],
+        vrow: usize,
+        pp: &mut [u32],
+    ) {
+        let HeadShape {
+            area,
+            stride,
+            d,
+            dv,
+        } = shape;
+        let pairs = d / 2;
+        let half = area.div_ceil(2);
+        let (qp, kp, v, out) = (qp.as_ptr(), kp.as_ptr(), v.as_ptr(), out.as_mut_ptr());
+        let (s, vp, pp) = (s.as_mut_ptr(), vp.as_mut_ptr(), pp.as_mut_ptr());
+        let mask_of = |n: usize| -> __mmask16 {
+            if n >= 16 {
+                0xffff
+            } else {
+                (1u16 << n) - 1
+            }
+        };
+        // Values in point pairs: a row in order, in bf16, is its pairs.
+        for c in 0..dv {
+            let row = v.add(c * stride);
+            for p0 in (0..area).step_by(2 * QUERIES) {
+                let lo = _mm512_maskz_loadu_ps(mask_of(area - p0), row.add(p0));
+                let rest = area.saturating_sub(p0 + QUERIES);
+                let hi = _mm512_maskz_loadu_ps(mask_of(rest), row.add((p0 + QUERIES).min(area)));
+                let both = _mm512_cvtne2ps_pbh(hi, lo);
+                _mm512_storeu_si512(vp.add(c * vrow + p0 / 2) as *mut _, cast_i(both));
+            }
+        }
+        let scale = _mm512_set1_ps(scale);
+        for q0 in (0..area).step_by(QUERIES) {
+            let mask = mask_of(area - q0);
+            let mut j = 0;
+            while j + BLOCK <= area {
+                scores_bf16::<BLOCK>(qp, pairs, kp, stride, q0, mask, j, scale, s);
+                j += BLOCK;
+            }
+            while j < area {
+                scores_bf16::<1>(qp, pairs, kp, stride, q0, mask, j, scale, s);
+                j += 1;
+            }
+            let mut max = _mm512_set1_ps(f32::NEG_INFINITY);
+            for j in 0..area {
+                max = _mm512_max_ps(max, _mm512_loadu_ps(s.add(j * QUERIES)));
+            }
+            let mut sum = _mm512_setzero_ps();
+            for j in 0..area {
+                let e = exp(_mm512_sub_ps(_mm512_loadu_ps(s.add(j * QUERIES)), max));
+                _mm512_storeu_ps(s.add(j * QUERIES), e);
+                sum = _mm512_add_ps(sum, e);
+            }
+            let inv = _mm512_div_ps(_mm512_set1_ps(1.0), sum);
+            // The weights of keys 2u and 2u + 1 paired in each query's lane.
+            for u in 0..half {
+                let lo = _mm512_loadu_ps(s.add(2 * u * QUERIES));
+                let hi = if 2 * u + 1 < area {
+                    _mm512_loadu_ps(s.add((2 * u + 1) * QUERIES))
+                } else {
+                    _mm512_setzero_ps()
+                };
+                let lo = _mm512_cvtepu16_epi32(cast_h(_mm512_cvtneps_pbh(lo)));
+                let hi = _mm512_cvtepu16_epi32(cast_h(_mm512_cvtneps_pbh(hi)));
+                let both = _mm512_or_si512(lo, _mm512_slli_epi32::<16>(hi));
+                _mm512_storeu_si512(pp.add(u * QUERIES) as *mut _, both);
+            }
+            let mut c = 0;
+            while c + BLOCK <= dv {
+                values_bf16::<BLOCK>(vp, vrow, c, pp, half, inv, out, stride, q0, mask);
+                c += BLOCK;
+            }
+            while c < dv {
+                values_bf16::<1>(vp, vrow, c, pp, half, inv, out, stride, q0, mask);
+                c += 1;
+            }
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    unsafe fn cast_i(x: __m512bh) -> __m512i {
+        std::mem::transmute::<__m512bh, __m512i>(x)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    unsafe fn cast_h(x: __m256bh) -> __m256i {
+        std::mem::transmute::<__m256bh, __m256i>(x)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    unsafe fn bh(x: __m512i) -> __m512bh {
+        std::mem::transmute::<__m512i, __m512bh>(x)
+    }
+
+    /// Scores of keys `j0..j0 + R` against queries `q0..` (under `mask`), in bf16 pairs of
+    /// channels, scaled, into `s`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    unsafe fn scores_bf16<const R: usize>(
+        qp: *const u32,
+        pairs: usize,
+        kp: *const u32,
+        stride: usize,
+        q0: usize,
+        mask: __mmask16,
+        j0: usize,
+        scale: __m512,
+        s: *mut f32,
+    ) {
+        let mut acc = [_mm512_setzero_ps(); R];
+        for t in 0..pairs {
+            let qt = bh(_mm512_maskz_loadu_epi32(
+                mask,
+                qp.add(t * stride + q0) as *const _,
+            ));
+            let keys = kp.add(t * stride + j0);
+            for (r, a) in acc.iter_mut().enumerate() {
+                *a = _mm512_dpbf16_ps(*a, qt, bh(_mm512_set1_epi32(*keys.add(r) as i32)));
+            }
+        }
+        for (r, a) in acc.iter().enumerate() {
+            _mm512_storeu_ps(s.add((j0 + r) * QUERIES), _mm512_mul_ps(*a, scale));
+        }
+    }
+
+    /// Value rows `c0..c0 + R` (point pairs) weighted by the paired weights `pp`, times
+    /// `inv`, into the output's queries `q0..` under `mask`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    unsafe fn values_bf16<const R: usize>(
+        vp: *const u32,
+        vrow: usize,
+        c0: usize,
+        pp: *const u32,
+        half: usize,
+        inv: __m512,
+        out: *mut f32,
+        stride: usize,
+        q0: usize,
+        mask: __mmask16,
+    ) {
+        let mut acc = [_mm512_setzero_ps(); R];
+        for u in 0..half {
+            let w = bh(_mm512_loadu_si512(pp.add(u * QUERIES) as *const _));
+            for (r, a) in acc.iter_mut().enumerate() {
+                let x = *vp.add((c0 + r) * vrow + u);
+                *a = _mm512_dpbf16_ps(*a, w, bh(_mm512_set1_epi32(x as i32)));
+            }
+        }
+        for (r, a) in acc.iter().enumerate() {
+            let o = out.add((c0 + r) * stride + q0);
+            _mm512_mask_storeu_ps(o, mask, _mm512_mul_ps(*a, inv));
+        }
+    }
+
     /// `e^x` for `x <= 0` within 2 ulp, 0 below -87: the polynomial of the element-wise
     /// kernels' `exp` (Cephes' `expf`), sixteen lanes at a time.
     #[inline]
@@ -297,6 +517,75 @@ mod tests {
                 }
             }
             // Between the rows, nothing is written.
+            for c in 0..dv.saturating_sub(1) {
+                assert!(out[c * stride + area..(c + 1) * stride]
+                    .iter()
+                    .all(|x| x.is_nan()));
+            }
+        }
+    }
+    /// The bf16 products against the definition in f64 on the rounded queries and keys,
+    /// within bf16's rounding of the values and the weights.
+    #[test]
+    fn bf16_attention_stays_near_the_definition() {
+        if !bf16_available() {
+            eprintln!("skipped: this CPU has no AVX512-BF16");
+            return;
+        }
+        for (area, stride, d, dv) in [
+            (81, 81, 32, 32),
+            (1, 3, 4, 3),
+            (25, 50, 6, 9),
+            (361, 722, 32, 16),
+        ] {
+            let mut seed = 11u64;
+            let mut rand = || {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((seed >> 33) as f32 / (1u64 << 31) as f32) * 4.0 - 2.0
+            };
+            let q: Vec<f32> = (0..d * stride).map(|_| rand()).collect();
+            let k: Vec<f32> = (0..d * stride).map(|_| rand()).collect();
+            let v: Vec<f32> = (0..dv * stride).map(|_| rand()).collect();
+            let (mut qp, mut kp) = (Vec::new(), Vec::new());
+            super::super::bf16::pack_inputs(&q, d, stride, &mut qp);
+            super::super::bf16::pack_inputs(&k, d, stride, &mut kp);
+            let mut out = vec![f32::NAN; dv * stride];
+            let scale = 1.0 / (d as f32).sqrt();
+            let shape = HeadShape {
+                area,
+                stride,
+                d,
+                dv,
+            };
+            let (mut s, mut p) = (Vec::new(), Vec::new());
+            attend_bf16(&qp, &kp, &v, shape, scale, &mut out, &mut s, &mut p);
+            let r = |x: f32| super::super::bf16::from_bf16(super::super::bf16::to_bf16(x)) as f64;
+            for i in 0..area {
+                let logits: Vec<f64> = (0..area)
+                    .map(|j| {
+                        (0..d)
+                            .map(|c| r(q[c * stride + i]) * r(k[c * stride + j]))
+                            .sum::<f64>()
+                            * scale as f64
+                    })
+                    .collect();
+                let max = logits.iter().cloned().fold(f64::MIN, f64::max);
+                let e: Vec<f64> = logits.iter().map(|l| (l - max).exp()).collect();
+                let total: f64 = e.iter().sum();
+                for c in 0..dv {
+                    let want: f64 = (0..area)
+                        .map(|j| e[j] * v[c * stride + j] as f64)
+                        .sum::<f64>()
+                        / total;
+                    let got = out[c * stride + i] as f64;
+                    assert!(
+                        (got - want).abs() <= 2e-2,
+                        "{area} points, d {d}, dv {dv}: out[{c}][{i}] {got} against {want}"
+                    );
+                }
+            }
             for c in 0..dv.saturating_sub(1) {
                 assert!(out[c * stride + area..(c + 1) * stride]
                     .iter()

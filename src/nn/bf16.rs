@@ -111,7 +111,7 @@ pub fn dense(
 /// `x` (`inputs x width`, channel-major) as bf16 pairs of input channels: element
 /// `[j][p]` holds `x[2j][p]` low and `x[2j + 1][p]` (0 past the last input) high, each
 /// rounded as [`to_bf16`] rounds.
-fn pack_inputs(x: &[f32], inputs: usize, width: usize, xp: &mut Vec<u32>) {
+pub(super) fn pack_inputs(x: &[f32], inputs: usize, width: usize, xp: &mut Vec<u32>) {
     let pairs = inputs.div_ceil(2);
     xp.clear();
     xp.resize(width * pairs, 0);

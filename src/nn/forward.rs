@@ -73,6 +73,10 @@ struct Scratch {
     k: Vec<f32>,
     v: Vec<f32>,
     scores: Vec<f32>,
+    /// bf16 attention: the queries and keys in channel pairs, one head's values and
+    /// weights in point pairs.
+    qkp: (Vec<u32>, Vec<u32>),
+    attn_packed: Vec<u32>,
     /// Per query point, the reciprocal of its softmax row's sum.
     row_scale: Vec<f32>,
     /// The bf16 kernel's packed inputs.
@@ -507,6 +511,31 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
     s.b.resize(b.heads * dv * width, 0.0);
     if !super::attend::available() {
         heads_by_products(b, size, batch, s, scale);
+    } else if s.bf16 && super::attend::bf16_available() && d % 2 == 0 {
+        let shape = super::attend::HeadShape {
+            area,
+            stride: width,
+            d,
+            dv,
+        };
+        super::bf16::pack_inputs(&s.q, b.heads * d, width, &mut s.qkp.0);
+        super::bf16::pack_inputs(&s.k, b.kv_heads * d, width, &mut s.qkp.1);
+        let (qp, kp) = (&s.qkp.0, &s.qkp.1);
+        for p in 0..batch {
+            for h in 0..b.heads {
+                let kvh = h / group;
+                super::attend::attend_bf16(
+                    &qp[h * d / 2 * width + p * area..],
+                    &kp[kvh * d / 2 * width + p * area..],
+                    &s.v[kvh * dv * width + p * area..],
+                    shape,
+                    scale,
+                    &mut s.b[h * dv * width + p * area..],
+                    &mut s.scores,
+                    &mut s.attn_packed,
+                );
+            }
+        }
     } else {
         let shape = super::attend::HeadShape {
             area,
