@@ -97,7 +97,7 @@ pub fn attend_bf16(
         d,
         dv,
     } = shape;
-    assert!(area >= 1 && stride >= area && d % 2 == 0);
+    assert!(area >= 1 && stride >= area && d.is_multiple_of(2));
     let rows = |n: usize| if n == 0 { 0 } else { (n - 1) * stride + area };
     assert!(qp.len() >= rows(d / 2) && kp.len() >= rows(d / 2) && v.len() >= rows(dv));
     assert!(out.len() >= rows(dv));

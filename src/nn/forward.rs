@@ -511,7 +511,7 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
     s.b.resize(b.heads * dv * width, 0.0);
     if !super::attend::available() {
         heads_by_products(b, size, batch, s, scale);
-    } else if s.bf16 && super::attend::bf16_available() && d % 2 == 0 {
+    } else if s.bf16 && super::attend::bf16_available() && d.is_multiple_of(2) {
         let shape = super::attend::HeadShape {
             area,
             stride: width,
