@@ -18,23 +18,9 @@ pub struct HeadShape {
 /// Queries computed at once.
 const QUERIES: usize = 16;
 
-/// Whether [`attend`] runs on this CPU.
+/// Whether [`attend`] runs on this CPU (AVX-512F).
 pub fn available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::sync::atomic::{AtomicU8, Ordering};
-        static HAS: AtomicU8 = AtomicU8::new(0);
-        match HAS.load(Ordering::Relaxed) {
-            1 => return false,
-            2 => return true,
-            _ => {}
-        }
-        let has = is_x86_feature_detected!("avx512f");
-        HAS.store(if has { 2 } else { 1 }, Ordering::Relaxed);
-        has
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    super::ops::has_avx512()
 }
 
 /// The head's output into `out` (its `dv` rows, `stride` apart); `scratch` is resized as
@@ -457,33 +443,92 @@ mod kernel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nn::bf16::{from_bf16, pack_inputs, to_bf16};
 
-    /// Against softmax and sums in f64, on shapes with every tail (areas not a multiple
-    /// of 16 or 8, value rows not a multiple of 8) and rows `stride` apart.
+    /// Shapes with every tail (areas not a multiple of 16 or 8, value rows not a multiple
+    /// of 8, odd and even heads) and rows `stride` apart.
+    const SHAPES: [(usize, usize, usize, usize); 4] = [
+        (81, 81, 32, 32),
+        (1, 3, 4, 3),
+        (25, 50, 6, 9),
+        (361, 722, 32, 16),
+    ];
+
+    /// Rows of random values in [-2, 2), `stride` apart, for `n` rows.
+    fn random_rows(n: usize, stride: usize, seed: &mut u64) -> Vec<f32> {
+        (0..n * stride)
+            .map(|_| {
+                *seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((*seed >> 33) as f32 / (1u64 << 31) as f32) * 4.0 - 2.0
+            })
+            .collect()
+    }
+
+    /// Checks `out` against the definition in f64, the queries and keys read through
+    /// `round`, within `tolerance` (relative to 1 + the value); and that nothing was
+    /// written between the rows.
+    #[allow(clippy::too_many_arguments)]
+    fn check(
+        q: &[f32],
+        k: &[f32],
+        v: &[f32],
+        shape: HeadShape,
+        scale: f32,
+        out: &[f32],
+        round: fn(f32) -> f64,
+        tolerance: f64,
+    ) {
+        let HeadShape {
+            area,
+            stride,
+            d,
+            dv,
+        } = shape;
+        for i in 0..area {
+            let logits: Vec<f64> = (0..area)
+                .map(|j| {
+                    (0..d)
+                        .map(|c| round(q[c * stride + i]) * round(k[c * stride + j]))
+                        .sum::<f64>()
+                        * scale as f64
+                })
+                .collect();
+            let max = logits.iter().cloned().fold(f64::MIN, f64::max);
+            let e: Vec<f64> = logits.iter().map(|l| (l - max).exp()).collect();
+            let total: f64 = e.iter().sum();
+            for c in 0..dv {
+                let want = (0..area)
+                    .map(|j| e[j] * v[c * stride + j] as f64)
+                    .sum::<f64>()
+                    / total;
+                let got = out[c * stride + i] as f64;
+                assert!(
+                    (got - want).abs() <= tolerance * (1.0 + want.abs()),
+                    "{area} points, d {d}, dv {dv}: out[{c}][{i}] {got} against {want}"
+                );
+            }
+        }
+        for c in 0..dv.saturating_sub(1) {
+            assert!(out[c * stride + area..(c + 1) * stride]
+                .iter()
+                .all(|x| x.is_nan()));
+        }
+    }
+
     #[test]
     fn attention_matches_the_definition() {
         if !available() {
             eprintln!("skipped: this CPU has no AVX-512");
             return;
         }
-        for (area, stride, d, dv) in [
-            (81, 81, 32, 32),
-            (1, 3, 4, 3),
-            (25, 50, 5, 9),
-            (361, 722, 32, 16),
-        ] {
+        for (area, stride, d, dv) in SHAPES {
             let mut seed = 7u64;
-            let mut rand = || {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((seed >> 33) as f32 / (1u64 << 31) as f32) * 4.0 - 2.0
-            };
-            let rows = |n: usize| (n - 1) * stride + area;
-            let q: Vec<f32> = (0..rows(d)).map(|_| rand()).collect();
-            let k: Vec<f32> = (0..rows(d)).map(|_| rand()).collect();
-            let v: Vec<f32> = (0..rows(dv)).map(|_| rand()).collect();
-            let mut out = vec![f32::NAN; rows(dv)];
+            let q = random_rows(d, stride, &mut seed);
+            let k = random_rows(d, stride, &mut seed);
+            let v = random_rows(dv, stride, &mut seed);
+            let mut out = vec![f32::NAN; dv * stride];
             let scale = 1.0 / (d as f32).sqrt();
             let shape = HeadShape {
                 area,
@@ -492,65 +537,26 @@ mod tests {
                 dv,
             };
             attend(&q, &k, &v, shape, scale, &mut out, &mut Vec::new());
-            for i in 0..area {
-                let logits: Vec<f64> = (0..area)
-                    .map(|j| {
-                        (0..d)
-                            .map(|c| q[c * stride + i] as f64 * k[c * stride + j] as f64)
-                            .sum::<f64>()
-                            * scale as f64
-                    })
-                    .collect();
-                let max = logits.iter().cloned().fold(f64::MIN, f64::max);
-                let e: Vec<f64> = logits.iter().map(|l| (l - max).exp()).collect();
-                let total: f64 = e.iter().sum();
-                for c in 0..dv {
-                    let want: f64 = (0..area)
-                        .map(|j| e[j] * v[c * stride + j] as f64)
-                        .sum::<f64>()
-                        / total;
-                    let got = out[c * stride + i] as f64;
-                    assert!(
-                        (got - want).abs() <= 1e-5 * (1.0 + want.abs()),
-                        "{area} points, d {d}, dv {dv}: out[{c}][{i}] {got} against {want}"
-                    );
-                }
-            }
-            // Between the rows, nothing is written.
-            for c in 0..dv.saturating_sub(1) {
-                assert!(out[c * stride + area..(c + 1) * stride]
-                    .iter()
-                    .all(|x| x.is_nan()));
-            }
+            check(&q, &k, &v, shape, scale, &out, |x| x as f64, 1e-5);
         }
     }
-    /// The bf16 products against the definition in f64 on the rounded queries and keys,
-    /// within bf16's rounding of the values and the weights.
+
+    /// The bf16 products against the definition on the rounded queries and keys, within
+    /// bf16's rounding of the values and the weights.
     #[test]
     fn bf16_attention_stays_near_the_definition() {
         if !bf16_available() {
             eprintln!("skipped: this CPU has no AVX512-BF16");
             return;
         }
-        for (area, stride, d, dv) in [
-            (81, 81, 32, 32),
-            (1, 3, 4, 3),
-            (25, 50, 6, 9),
-            (361, 722, 32, 16),
-        ] {
+        for (area, stride, d, dv) in SHAPES {
             let mut seed = 11u64;
-            let mut rand = || {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((seed >> 33) as f32 / (1u64 << 31) as f32) * 4.0 - 2.0
-            };
-            let q: Vec<f32> = (0..d * stride).map(|_| rand()).collect();
-            let k: Vec<f32> = (0..d * stride).map(|_| rand()).collect();
-            let v: Vec<f32> = (0..dv * stride).map(|_| rand()).collect();
+            let q = random_rows(d, stride, &mut seed);
+            let k = random_rows(d, stride, &mut seed);
+            let v = random_rows(dv, stride, &mut seed);
             let (mut qp, mut kp) = (Vec::new(), Vec::new());
-            super::super::bf16::pack_inputs(&q, d, stride, &mut qp);
-            super::super::bf16::pack_inputs(&k, d, stride, &mut kp);
+            pack_inputs(&q, d, stride, &mut qp);
+            pack_inputs(&k, d, stride, &mut kp);
             let mut out = vec![f32::NAN; dv * stride];
             let scale = 1.0 / (d as f32).sqrt();
             let shape = HeadShape {
@@ -561,36 +567,16 @@ mod tests {
             };
             let (mut s, mut p) = (Vec::new(), Vec::new());
             attend_bf16(&qp, &kp, &v, shape, scale, &mut out, &mut s, &mut p);
-            let r = |x: f32| super::super::bf16::from_bf16(super::super::bf16::to_bf16(x)) as f64;
-            for i in 0..area {
-                let logits: Vec<f64> = (0..area)
-                    .map(|j| {
-                        (0..d)
-                            .map(|c| r(q[c * stride + i]) * r(k[c * stride + j]))
-                            .sum::<f64>()
-                            * scale as f64
-                    })
-                    .collect();
-                let max = logits.iter().cloned().fold(f64::MIN, f64::max);
-                let e: Vec<f64> = logits.iter().map(|l| (l - max).exp()).collect();
-                let total: f64 = e.iter().sum();
-                for c in 0..dv {
-                    let want: f64 = (0..area)
-                        .map(|j| e[j] * v[c * stride + j] as f64)
-                        .sum::<f64>()
-                        / total;
-                    let got = out[c * stride + i] as f64;
-                    assert!(
-                        (got - want).abs() <= 2e-2,
-                        "{area} points, d {d}, dv {dv}: out[{c}][{i}] {got} against {want}"
-                    );
-                }
-            }
-            for c in 0..dv.saturating_sub(1) {
-                assert!(out[c * stride + area..(c + 1) * stride]
-                    .iter()
-                    .all(|x| x.is_nan()));
-            }
+            check(
+                &q,
+                &k,
+                &v,
+                shape,
+                scale,
+                &out,
+                |x| from_bf16(to_bf16(x)) as f64,
+                2e-2,
+            );
         }
     }
 }

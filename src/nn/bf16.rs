@@ -30,20 +30,12 @@ fn pair(lo: f32, hi: f32) -> u32 {
     to_bf16(lo) as u32 | (to_bf16(hi) as u32) << 16
 }
 
-/// Whether this CPU runs the kernel.
+/// Whether this CPU runs the kernel (AVX-512F and AVX512-BF16), detected once.
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        use std::sync::atomic::{AtomicU8, Ordering};
-        static HAS: AtomicU8 = AtomicU8::new(0);
-        match HAS.load(Ordering::Relaxed) {
-            1 => return false,
-            2 => return true,
-            _ => {}
-        }
-        let has = is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bf16");
-        HAS.store(if has { 2 } else { 1 }, Ordering::Relaxed);
-        has
+        static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *HAS.get_or_init(|| super::ops::has_avx512() && is_x86_feature_detected!("avx512bf16"))
     }
     #[cfg(not(target_arch = "x86_64"))]
     false

@@ -676,6 +676,11 @@ pub(super) fn swiglu(x: &mut [f32], gate: &[f32]) {
     simd!(kernels::swiglu(x, gate))
 }
 
+/// Whether the CPU runs AVX-512 (F, with FMA).
+pub(super) fn has_avx512() -> bool {
+    cpu_level() == 3
+}
+
 /// Whether the CPU runs AVX-512 (F) and AVX2 with FMA, detected once.
 fn cpu_level() -> u8 {
     use std::sync::atomic::{AtomicU8, Ordering};
