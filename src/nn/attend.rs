@@ -153,17 +153,7 @@ mod kernel {
                 j += 1;
             }
             // Softmax down each query's column.
-            let mut max = _mm512_set1_ps(f32::NEG_INFINITY);
-            for j in 0..area {
-                max = _mm512_max_ps(max, _mm512_loadu_ps(s.add(j * QUERIES)));
-            }
-            let mut sum = _mm512_setzero_ps();
-            for j in 0..area {
-                let e = exp(_mm512_sub_ps(_mm512_loadu_ps(s.add(j * QUERIES)), max));
-                _mm512_storeu_ps(s.add(j * QUERIES), e);
-                sum = _mm512_add_ps(sum, e);
-            }
-            let inv = _mm512_div_ps(_mm512_set1_ps(1.0), sum);
+            let inv = softmax_columns(s, area);
             let mut c = 0;
             while c + BLOCK <= dv {
                 values::<BLOCK>(v, stride, c, s, area, inv, out, q0, mask);
@@ -288,17 +278,7 @@ mod kernel {
                 scores_bf16::<1>(qp, pairs, kp, stride, q0, mask, j, scale, s);
                 j += 1;
             }
-            let mut max = _mm512_set1_ps(f32::NEG_INFINITY);
-            for j in 0..area {
-                max = _mm512_max_ps(max, _mm512_loadu_ps(s.add(j * QUERIES)));
-            }
-            let mut sum = _mm512_setzero_ps();
-            for j in 0..area {
-                let e = exp(_mm512_sub_ps(_mm512_loadu_ps(s.add(j * QUERIES)), max));
-                _mm512_storeu_ps(s.add(j * QUERIES), e);
-                sum = _mm512_add_ps(sum, e);
-            }
-            let inv = _mm512_div_ps(_mm512_set1_ps(1.0), sum);
+            let inv = softmax_columns(s, area);
             // The weights of keys 2u and 2u + 1 paired in each query's lane.
             for u in 0..half {
                 let lo = _mm512_loadu_ps(s.add(2 * u * QUERIES));
@@ -403,6 +383,24 @@ mod kernel {
             let o = out.add((c0 + r) * stride + q0);
             _mm512_mask_storeu_ps(o, mask, _mm512_mul_ps(*a, inv));
         }
+    }
+
+    /// The scores' columns (`area` rows of 16) turned into their exponentials less each
+    /// column's largest, in place; the reciprocal of each column's sum.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn softmax_columns(s: *mut f32, area: usize) -> __m512 {
+        let mut max = _mm512_set1_ps(f32::NEG_INFINITY);
+        for j in 0..area {
+            max = _mm512_max_ps(max, _mm512_loadu_ps(s.add(j * QUERIES)));
+        }
+        let mut sum = _mm512_setzero_ps();
+        for j in 0..area {
+            let e = exp(_mm512_sub_ps(_mm512_loadu_ps(s.add(j * QUERIES)), max));
+            _mm512_storeu_ps(s.add(j * QUERIES), e);
+            sum = _mm512_add_ps(sum, e);
+        }
+        _mm512_div_ps(_mm512_set1_ps(1.0), sum)
     }
 
     /// `e^x` for `x <= 0` within 2 ulp, 0 below -87: the polynomial of the element-wise

@@ -35,7 +35,9 @@ pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *HAS.get_or_init(|| super::ops::has_avx512() && is_x86_feature_detected!("avx512bf16"))
+        *HAS.get_or_init(|| {
+            is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bf16")
+        })
     }
     #[cfg(not(target_arch = "x86_64"))]
     false
