@@ -15,6 +15,17 @@ pub struct HeadShape {
     pub dv: usize,
 }
 
+impl HeadShape {
+    /// Values `n` rows of this shape span, from the first row's start to the last's end.
+    fn span(self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (n - 1) * self.stride + self.area
+        }
+    }
+}
+
 /// Queries computed at once.
 const QUERIES: usize = 16;
 
@@ -42,7 +53,7 @@ pub fn attend(
         dv,
     } = shape;
     assert!(area >= 1 && stride >= area);
-    let rows = |n: usize| if n == 0 { 0 } else { (n - 1) * stride + area };
+    let rows = |n: usize| shape.span(n);
     assert!(q.len() >= rows(d) && k.len() >= rows(d) && v.len() >= rows(dv));
     assert!(out.len() >= rows(dv));
     scratch.clear();
@@ -84,7 +95,7 @@ pub fn attend_bf16(
         dv,
     } = shape;
     assert!(area >= 1 && stride >= area && d.is_multiple_of(2));
-    let rows = |n: usize| if n == 0 { 0 } else { (n - 1) * stride + area };
+    let rows = |n: usize| shape.span(n);
     assert!(qp.len() >= rows(d / 2) && kp.len() >= rows(d / 2) && v.len() >= rows(dv));
     assert!(out.len() >= rows(dv));
     let half = area.div_ceil(2);

@@ -511,31 +511,6 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
     s.b.resize(b.heads * dv * width, 0.0);
     if !super::attend::available() {
         heads_by_products(b, size, batch, s, scale);
-    } else if s.bf16 && super::attend::bf16_available() && d.is_multiple_of(2) {
-        let shape = super::attend::HeadShape {
-            area,
-            stride: width,
-            d,
-            dv,
-        };
-        super::bf16::pack_inputs(&s.q, b.heads * d, width, &mut s.qkp.0);
-        super::bf16::pack_inputs(&s.k, b.kv_heads * d, width, &mut s.qkp.1);
-        let (qp, kp) = (&s.qkp.0, &s.qkp.1);
-        for p in 0..batch {
-            for h in 0..b.heads {
-                let kvh = h / group;
-                super::attend::attend_bf16(
-                    &qp[h * d / 2 * width + p * area..],
-                    &kp[kvh * d / 2 * width + p * area..],
-                    &s.v[kvh * dv * width + p * area..],
-                    shape,
-                    scale,
-                    &mut s.b[h * dv * width + p * area..],
-                    &mut s.scores,
-                    &mut s.attn_packed,
-                );
-            }
-        }
     } else {
         let shape = super::attend::HeadShape {
             area,
@@ -543,18 +518,38 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
             d,
             dv,
         };
+        let in_bf16 = s.bf16 && super::attend::bf16_available() && d.is_multiple_of(2);
+        if in_bf16 {
+            super::bf16::pack_inputs(&s.q, b.heads * d, width, &mut s.qkp.0);
+            super::bf16::pack_inputs(&s.k, b.kv_heads * d, width, &mut s.qkp.1);
+        }
         for p in 0..batch {
             for h in 0..b.heads {
                 let kvh = h / group;
-                super::attend::attend(
-                    &s.q[h * d * width + p * area..],
-                    &s.k[kvh * d * width + p * area..],
-                    &s.v[kvh * dv * width + p * area..],
-                    shape,
-                    scale,
-                    &mut s.b[h * dv * width + p * area..],
-                    &mut s.scores,
-                );
+                let v = &s.v[kvh * dv * width + p * area..];
+                let out = &mut s.b[h * dv * width + p * area..];
+                if in_bf16 {
+                    super::attend::attend_bf16(
+                        &s.qkp.0[h * d / 2 * width + p * area..],
+                        &s.qkp.1[kvh * d / 2 * width + p * area..],
+                        v,
+                        shape,
+                        scale,
+                        out,
+                        &mut s.scores,
+                        &mut s.attn_packed,
+                    );
+                } else {
+                    super::attend::attend(
+                        &s.q[h * d * width + p * area..],
+                        &s.k[kvh * d * width + p * area..],
+                        v,
+                        shape,
+                        scale,
+                        out,
+                        &mut s.scores,
+                    );
+                }
             }
         }
     }

@@ -251,20 +251,7 @@ impl Precision {
 
     /// Whether the dense layers run in bf16 on this CPU.
     pub fn uses_bf16(self) -> bool {
-        match self {
-            Precision::Auto => super::bf16::available(),
-            Precision::Fp32 => false,
-            Precision::Bf16 => super::bf16::available(),
-        }
-    }
-
-    /// What runs on this CPU: `fp32` or `bf16`.
-    pub fn resolved(self) -> &'static str {
-        if self.uses_bf16() {
-            "bf16"
-        } else {
-            "fp32"
-        }
+        self != Precision::Fp32 && super::bf16::available()
     }
 }
 
