@@ -120,17 +120,13 @@ pub enum NetworkError {
 
 impl Engine {
     /// A 19x19 engine with the given rules and settings.
-    pub fn new(rules: Rules, settings: Settings) -> Engine {
-        // The knob refuses bf16 where the CPU lacks it, so this takes effect.
-        if let Some(net) = &settings.network {
-            net.0.bf16.set(settings.precision.uses_bf16());
-        }
-        let mut player: Box<dyn Player> = match settings.player {
+    pub fn new(rules: Rules, mut settings: Settings) -> Engine {
+        let player: Box<dyn Player> = match settings.player {
             PlayerKind::Random => Box::new(RandomPlayer::new(settings.search.seed)),
             PlayerKind::Mcts => Box::new(Search::new(settings.search.clone())),
         };
-        player.set_net(settings.network.as_ref().map(|n| n.0.clone()));
-        Engine {
+        let network = settings.network.take();
+        let mut engine = Engine {
             game: Game::new(19, rules).expect("19 is a valid size"),
             settings,
             clocks: Clocks::default(),
@@ -140,7 +136,9 @@ impl Engine {
             judge: status::Judge::default(),
             kept_analysis: None,
             nn_cache: EvalCache::new(NN_CACHE_ENTRIES),
-        }
+        };
+        engine.set_network(network);
+        engine
     }
 
     /// The game as it stands.
@@ -184,6 +182,10 @@ impl Engine {
     /// Sets the network `raw_nn` evaluates with and the search plays with (dropping the
     /// cached evaluations of the previous one).
     pub fn set_network(&mut self, network: Option<Network>) {
+        if let Some(net) = &network {
+            // The knob refuses bf16 where the CPU lacks it, so this takes effect.
+            net.0.bf16.set(self.settings.precision.uses_bf16());
+        }
         self.player.set_net(network.as_ref().map(|n| n.0.clone()));
         self.settings.network = network;
         self.nn_cache.clear();

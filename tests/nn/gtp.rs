@@ -125,6 +125,34 @@ fn replay(gtp: &mut Gtp, g: &Golden) {
     }
 }
 
+/// `--set precision` reaches the network GTP evaluates with: on a CPU with AVX512-BF16,
+/// bf16 answers differ from fp32's and auto answers as bf16 (the transformer fixture's
+/// attention runs in bf16); elsewhere auto answers as fp32.
+#[test]
+fn the_precision_knob_reaches_the_evaluations() {
+    let Some(net) = fixture("b7c96h6kv3qk32v16tflrs-fson-bnh.bin.gz") else {
+        return;
+    };
+    let answer = |precision: &str| {
+        let knob = format!("precision={precision}");
+        let mut gtp = Gtp::start(&["--model", net.to_str().unwrap(), "--set", &knob]);
+        gtp.ask("boardsize 9");
+        gtp.ask("play b e5");
+        let (answer, _) = gtp.ask("kata-raw-nn 0");
+        gtp.finish();
+        assert!(answer.starts_with("symmetry 0\nwhiteWin "), "{answer}");
+        answer
+    };
+    let (fp32, auto) = (answer("fp32"), answer("auto"));
+    if tengen::nn::bf16::available() {
+        let bf16 = answer("bf16");
+        assert_ne!(bf16, fp32, "bf16 asked for, fp32's answer given");
+        assert_eq!(auto, bf16, "auto is bf16 on this CPU");
+    } else {
+        assert_eq!(auto, fp32, "auto is fp32 without AVX512-BF16");
+    }
+}
+
 #[test]
 fn kata_raw_nn_matches_katago_on_the_golden_positions() {
     let Some(net) = fixture(G170) else { return };
