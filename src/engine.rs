@@ -12,12 +12,14 @@ mod settings;
 pub use player::{Player, PlayerKind, RandomPlayer};
 pub use settings::{Network, Settings};
 
+use std::sync::Mutex;
+
 use crate::board::{Color, IllegalMove, Move, Point};
 use crate::game::{Game, SetupError};
 use crate::nn::cache::CacheStats;
 use crate::nn::features::InputRules;
 use crate::nn::forward::ForwardError;
-use crate::nn::{EvalCache, Evaluation, Evaluator, Symmetry};
+use crate::nn::{CacheKeys, EvalCache, Evaluation, Evaluator, Request};
 use crate::rules::Rules;
 use crate::score::Score;
 use crate::search::{Analysis, Limits, Reporter, Search};
@@ -101,7 +103,7 @@ pub struct Engine {
     /// The last analysis for a move's time and the position it was for.
     kept_analysis: Option<(status::PositionKey, Analysis)>,
     /// The network's evaluations of recent positions (`raw_nn`).
-    nn_cache: EvalCache,
+    nn_cache: Mutex<EvalCache>,
 }
 
 /// Entries of the engine's evaluation cache: about 3.3 MB of evaluations on 19x19.
@@ -135,7 +137,7 @@ impl Engine {
             ponder_at: None,
             judge: status::Judge::default(),
             kept_analysis: None,
-            nn_cache: EvalCache::new(NN_CACHE_ENTRIES),
+            nn_cache: Mutex::new(EvalCache::new(NN_CACHE_ENTRIES)),
         };
         engine.set_network(network);
         engine
@@ -163,19 +165,12 @@ impl Engine {
         if let Some(&s) = symmetries.iter().find(|&&s| s >= 8) {
             return Err(NetworkError::BadSymmetry(s));
         }
-        let mut evaluator = Evaluator::new(&network.0)?;
+        let mut evaluator =
+            Evaluator::new(&network.0)?.with_cache(&self.nn_cache, CacheKeys::PerSymmetry);
         let rules = InputRules::katago_gtp(self.game.rules());
         Ok(symmetries
             .iter()
-            .map(|&s| {
-                evaluator.evaluate_cached(
-                    &mut self.nn_cache,
-                    &self.game,
-                    rules,
-                    Symmetry::One(s),
-                    optimism,
-                )
-            })
+            .map(|&s| evaluator.evaluate_one(Request::new(&self.game, rules, s).optimism(optimism)))
             .collect())
     }
 
@@ -188,12 +183,18 @@ impl Engine {
         }
         self.player.set_net(network.as_ref().map(|n| n.0.clone()));
         self.settings.network = network;
-        self.nn_cache.clear();
+        self.nn_cache
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clear();
     }
 
     /// Hits, misses and entries of the evaluation cache.
     pub fn nn_cache_stats(&self) -> CacheStats {
-        self.nn_cache.stats()
+        self.nn_cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .stats()
     }
 
     /// The settings the engine was made with.

@@ -11,7 +11,7 @@ use crate::dead::{
     black_ownership, dead_from_ownership, enclosed_dead, net_dead, read_alive, without_final_passes,
 };
 use crate::game::Game;
-use crate::nn::eval::Evaluator;
+use crate::nn::eval::{Evaluator, Request};
 use crate::nn::features::InputRules;
 use crate::nn::Model;
 use crate::playout::{self, PlayoutRng};
@@ -131,7 +131,10 @@ pub fn net_ownership(
     let mut sum = vec![0.0f32; board.size() * board.size()];
     let mut done = 0;
     for symmetry in 0..8 {
-        let Some(e) = eval.evaluate_until(game, rules, symmetry, stop) else {
+        let Some(e) = eval
+            .evaluate(&[Request::new(game, rules, symmetry)], stop)
+            .and_then(|mut e| e.pop())
+        else {
             break;
         };
         for (s, w) in sum.iter_mut().zip(&e.white_ownership) {

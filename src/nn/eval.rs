@@ -4,9 +4,10 @@
 //! over the legal moves and pass, a softmax of win / loss / no result, the score outputs
 //! times the model's multipliers, ownership through tanh, and everything but the policy
 //! from White's point of view. Also the mean of the 8 symmetries, KataGo's policy
-//! optimism, and evaluations through a cache (`cache`).
+//! optimism, and evaluations through a cache (`cache`): one entry,
+//! [`Evaluator::evaluate`], takes every kind of request.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
 use super::cache::{Cache, EvalKey};
 use super::features::{features, Features, InputRules};
@@ -54,10 +55,10 @@ impl Evaluation {
     }
 }
 
-/// A cache of evaluations of one model ([`Evaluator::evaluate_cached`]).
+/// A cache of evaluations of one model ([`Evaluator::with_cache`]).
 pub type EvalCache = Cache<Evaluation>;
 
-/// The symmetry in the key of [`Evaluator::evaluate_shared_until`]'s cache: any.
+/// The symmetry in the key of a [`CacheKeys::AnySymmetry`] cache: any.
 const ANY_SYMMETRY: &str = "any";
 
 /// About the bytes one cached evaluation of a `size` board takes, rounded up: its three
@@ -70,7 +71,7 @@ pub fn cached_bytes(size: usize) -> usize {
 /// Which symmetries the network sees a position in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Symmetry {
-    /// One, 0 to 7 (see [`Evaluator::evaluate`]).
+    /// One, 0 to 7 (see [`Request::new`]).
     One(usize),
     /// All eight, every output averaged (KataGo's `NNOutput` of several symmetries: the
     /// probabilities, values and ownership after post-processing).
@@ -87,8 +88,9 @@ struct Query {
     optimism: f32,
 }
 
-/// The mean of evaluations of one position (the same legal points).
-fn mean(all: &[Evaluation]) -> Evaluation {
+/// The mean of evaluations of one position (the same legal points): every output
+/// averaged.
+pub fn mean(all: &[Evaluation]) -> Evaluation {
     let k = all.len() as f32;
     let avg = |get: fn(&Evaluation) -> f32| all.iter().map(get).sum::<f32>() / k;
     let avg_vec = |get: fn(&Evaluation) -> &Vec<f32>| {
@@ -119,12 +121,14 @@ fn mean(all: &[Evaluation]) -> Evaluation {
     }
 }
 
-/// A model's evaluator of positions, with its scratch buffers.
+/// A model's evaluator of positions: its scratch buffers and, if it was given one, the
+/// cache it answers from and adds to.
 pub struct Evaluator<'m> {
     forward: Forward<'m>,
     /// KataGo's `enablePassingHacks`: the pass gets at most 95% of the policy. Off, as in
     /// `kata-raw-nn` (KataGo's search turns it on in GTP and analysis).
     pub passing_hacks: bool,
+    cache: Option<(&'m Mutex<EvalCache>, CacheKeys)>,
     spatial: Vec<f32>,
     global: Vec<f32>,
     logits: Vec<f32>,
@@ -141,27 +145,90 @@ pub struct RunCounts {
     pub seconds: f64,
 }
 
-/// One position of a batch ([`Evaluator::evaluate_batch_shared_until`]): the game's
-/// position for its player to move, under `rules`, in `symmetry` (0 to 7), with policy
-/// `optimism`.
+/// One position to evaluate ([`Evaluator::evaluate`]): the game's position for its
+/// player to move, under `rules`, seen in `symmetry`, with policy `optimism` (0 to 1,
+/// KataGo's `policyOptimism`: the logits moved that far towards the optimistic policy
+/// head's; no effect on a model without one).
 #[derive(Clone, Copy)]
 pub struct Request<'g> {
     pub game: &'g Game,
     pub rules: InputRules,
-    pub symmetry: usize,
+    pub symmetry: Symmetry,
     pub optimism: f32,
 }
 
+impl<'g> Request<'g> {
+    /// `game` seen in `symmetry` (0 to 7, KataGo's numbering: bit 0 flips the rows, bit 1
+    /// the columns, bit 2 transposes), without policy optimism.
+    pub fn new(game: &'g Game, rules: InputRules, symmetry: usize) -> Request<'g> {
+        Request {
+            game,
+            rules,
+            symmetry: Symmetry::One(symmetry),
+            optimism: 0.0,
+        }
+    }
+
+    /// The same request with policy `optimism`.
+    pub fn optimism(self, optimism: f32) -> Request<'g> {
+        Request { optimism, ..self }
+    }
+
+    /// The same request seen in `symmetry`.
+    pub fn symmetry(self, symmetry: Symmetry) -> Request<'g> {
+        Request { symmetry, ..self }
+    }
+}
+
+/// Which evaluations an evaluator's cache answers a request with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheKeys {
+    /// Only those of the same symmetry: the exact outputs (`kata-raw-nn`).
+    PerSymmetry,
+    /// For a request of one symmetry, one of any symmetry: in a search a position the
+    /// network saw before (a transposition, a game ended in the tree visited again) costs
+    /// no run. The mean of the eight is an entry of its own.
+    AnySymmetry,
+}
+
+/// The lock of a cache, whether or not a thread panicked holding it (an entry is
+/// inserted whole or not at all).
+fn lock(cache: &Mutex<EvalCache>) -> MutexGuard<'_, EvalCache> {
+    cache
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A position the network runs on within one call: its query, its cache key when the
+/// evaluator has a cache, and the requests that take its answer.
+struct Run {
+    query: Query,
+    key: Option<EvalKey>,
+    takers: Vec<usize>,
+}
+
 impl<'m> Evaluator<'m> {
+    /// An evaluator of `model` without a cache.
     pub fn new(model: &'m Model) -> Result<Evaluator<'m>, ForwardError> {
         Ok(Evaluator {
             forward: Forward::new(model)?,
             passing_hacks: false,
+            cache: None,
             spatial: Vec::new(),
             global: Vec::new(),
             logits: Vec::new(),
             runs: RunCounts::default(),
         })
+    }
+
+    /// The evaluator answering from `cache` when it holds a request's evaluation (by
+    /// `keys`) and adding what the network computes. A cache holds the evaluations of
+    /// one model; evaluators on several threads may share it.
+    pub fn with_cache(self, cache: &'m Mutex<EvalCache>, keys: CacheKeys) -> Evaluator<'m> {
+        Evaluator {
+            cache: Some((cache, keys)),
+            ..self
+        }
     }
 
     /// Runs the network's dense layers and 1x1 convolutions in bf16 (`true`) or fp32 (the
@@ -171,143 +238,83 @@ impl<'m> Evaluator<'m> {
         self.forward.set_bf16(on)
     }
 
-    /// Evaluates the game's current position for the player to move, the network seeing
-    /// the board in `symmetry` (0 to 7, KataGo's numbering: bit 0 flips the rows, bit 1
-    /// the columns, bit 2 transposes), without policy optimism.
-    pub fn evaluate(&mut self, game: &Game, rules: InputRules, symmetry: usize) -> Evaluation {
-        self.evaluate_until(game, rules, symmetry, &|| false)
-            .expect("an evaluation that is never stopped ends")
-    }
-
-    /// [`evaluate`](Self::evaluate), abandoned (`None`) when `stop` answers true between
-    /// two blocks of the network.
-    pub fn evaluate_until(
+    /// The evaluations of `requests`, in their order. Those the cache holds come from it;
+    /// the others go through the network, those of one symmetry in one batch (its
+    /// weights read once for all; with a cache, a position asked twice runs once), a mean
+    /// as the eight symmetries' evaluations averaged (KataGo's `NNOutput` of several
+    /// symmetries: the probabilities, values and ownership after post-processing). Each
+    /// answer is what the request alone would get, up to the rounding of the products'
+    /// sums in a batch. `None`, and nothing added to the cache, when `stop` answered true
+    /// between two blocks of the network. The positions share one board size.
+    pub fn evaluate(
         &mut self,
-        game: &Game,
-        rules: InputRules,
-        symmetry: usize,
-        stop: &dyn Fn() -> bool,
-    ) -> Option<Evaluation> {
-        assert!(symmetry < 8, "symmetry {symmetry} is not in 0..8");
-        let q = self.query(game, rules, Symmetry::One(symmetry), 0.0);
-        self.run_until(&q, symmetry, stop)
-    }
-
-    /// Evaluates the position in one symmetry or as the mean of all eight, with policy
-    /// `optimism` (0 to 1, KataGo's `policyOptimism`: the logits moved that far towards
-    /// the optimistic policy head's; no effect on a model without one).
-    pub fn evaluate_with(
-        &mut self,
-        game: &Game,
-        rules: InputRules,
-        symmetry: Symmetry,
-        optimism: f32,
-    ) -> Evaluation {
-        let q = self.query(game, rules, symmetry, optimism);
-        self.answer(&q)
-    }
-
-    /// [`evaluate_with`](Self::evaluate_with) through `cache`: the inputs are built and
-    /// hashed (with the symmetry, the optimism and the player to move), and the network
-    /// runs only on a miss. A cache holds the evaluations of one model.
-    pub fn evaluate_cached(
-        &mut self,
-        cache: &mut EvalCache,
-        game: &Game,
-        rules: InputRules,
-        symmetry: Symmetry,
-        optimism: f32,
-    ) -> Evaluation {
-        let q = self.query(game, rules, symmetry, optimism);
-        let key = EvalKey::new(&q.features, symmetry, q.pla, q.optimism, self.passing_hacks);
-        if let Some(e) = cache.get(key) {
-            return e;
-        }
-        let e = self.answer(&q);
-        cache.insert(key, e.clone());
-        e
-    }
-
-    /// One symmetry's evaluation with policy `optimism`, through a `cache` several
-    /// threads share whose key leaves the symmetry out: a position the network saw
-    /// before in any symmetry (a transposition, a game ended in the tree visited again)
-    /// costs no network run. `None` when `stop` answered true during a run.
-    pub fn evaluate_shared_until(
-        &mut self,
-        cache: &Mutex<EvalCache>,
-        game: &Game,
-        rules: InputRules,
-        symmetry: usize,
-        optimism: f32,
-        stop: &dyn Fn() -> bool,
-    ) -> Option<Evaluation> {
-        let request = Request {
-            game,
-            rules,
-            symmetry,
-            optimism,
-        };
-        self.evaluate_batch_shared_until(cache, &[request], stop)
-            .and_then(|mut e| e.pop())
-    }
-
-    /// [`evaluate_shared_until`](Self::evaluate_shared_until) of several positions at
-    /// once: those the cache holds are answered from it, the others go through the network
-    /// in one batch (its weights read once for all of them; a position asked twice runs
-    /// once). The answers are in the requests' order, each as a batch of one would give it
-    /// up to the rounding of the products' sums. `None` when `stop` answered true during
-    /// the run (nothing is added to the cache then).
-    pub fn evaluate_batch_shared_until(
-        &mut self,
-        cache: &Mutex<EvalCache>,
         requests: &[Request],
         stop: &dyn Fn() -> bool,
     ) -> Option<Vec<Evaluation>> {
-        let lock = || {
-            cache
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-        };
         let mut answers: Vec<Option<Evaluation>> = vec![None; requests.len()];
-        // The requests the network runs on: query, symmetry, key, and which requests
-        // take its answer.
-        let mut runs: Vec<(Query, usize, EvalKey, Vec<usize>)> = Vec::new();
+        let mut runs: Vec<Run> = Vec::new();
+        // The inputs are built before the cache is locked: other threads wait less.
+        let queries: Vec<(Query, Option<EvalKey>)> = requests
+            .iter()
+            .map(|r| {
+                let query = self.query(r.game, r.rules, r.symmetry, r.optimism);
+                let key = self.cache.map(|(_, keys)| self.key(&query, keys));
+                (query, key)
+            })
+            .collect();
         {
-            let queries: Vec<(Query, EvalKey)> = requests
-                .iter()
-                .map(|r| {
-                    assert!(r.symmetry < 8, "symmetry {} is not in 0..8", r.symmetry);
-                    let q = self.query(r.game, r.rules, Symmetry::One(r.symmetry), r.optimism);
-                    let key = EvalKey::new(
-                        &q.features,
-                        ANY_SYMMETRY,
-                        q.pla,
-                        q.optimism,
-                        self.passing_hacks,
-                    );
-                    (q, key)
-                })
-                .collect();
-            let mut cached = lock();
-            for (i, (q, key)) in queries.into_iter().enumerate() {
-                if let Some(e) = cached.get(key) {
-                    answers[i] = Some(e);
-                } else if let Some(run) = runs.iter_mut().find(|r| r.2 == key) {
-                    run.3.push(i);
-                } else {
-                    runs.push((q, requests[i].symmetry, key, vec![i]));
+            let mut cached = self.cache.map(|(c, _)| lock(c));
+            for (i, (query, key)) in queries.into_iter().enumerate() {
+                if let (Some(c), Some(k)) = (cached.as_mut(), key) {
+                    if let Some(e) = c.get(k) {
+                        answers[i] = Some(e);
+                        continue;
+                    }
+                    if let Some(run) = runs.iter_mut().find(|run| run.key == key) {
+                        run.takers.push(i);
+                        continue;
+                    }
                 }
+                runs.push(Run {
+                    query,
+                    key,
+                    takers: vec![i],
+                });
             }
         }
-        if !runs.is_empty() {
-            let batch: Vec<(&Query, usize)> = runs.iter().map(|r| (&r.0, r.1)).collect();
-            let evals = self.run_batch_until(&batch, stop)?;
-            let mut cached = lock();
-            for ((_, _, key, takers), e) in runs.iter().zip(evals) {
-                cached.insert(*key, e.clone());
-                for &i in takers {
-                    answers[i] = Some(e.clone());
+        let mut evals: Vec<Option<Evaluation>> = vec![None; runs.len()];
+        let ones: Vec<(usize, usize)> = runs
+            .iter()
+            .enumerate()
+            .filter_map(|(j, run)| match run.query.symmetry {
+                Symmetry::One(s) => Some((j, s)),
+                Symmetry::Mean => None,
+            })
+            .collect();
+        if !ones.is_empty() {
+            let batch: Vec<(&Query, usize)> =
+                ones.iter().map(|&(j, s)| (&runs[j].query, s)).collect();
+            for (&(j, _), e) in ones.iter().zip(self.run_batch_until(&batch, stop)?) {
+                evals[j] = Some(e);
+            }
+        }
+        for (j, run) in runs.iter().enumerate() {
+            if run.query.symmetry == Symmetry::Mean {
+                let mut all = Vec::with_capacity(8);
+                for s in 0..8 {
+                    all.extend(self.run_batch_until(&[(&run.query, s)], stop)?);
                 }
+                evals[j] = Some(mean(&all));
+            }
+        }
+        let mut cached = self.cache.map(|(c, _)| lock(c));
+        for (run, e) in runs.iter().zip(evals) {
+            let e = e.expect("every run answered");
+            if let (Some(c), Some(k)) = (cached.as_mut(), run.key) {
+                c.insert(k, e.clone());
+            }
+            for &i in &run.takers {
+                answers[i] = Some(e.clone());
             }
         }
         Some(
@@ -318,22 +325,34 @@ impl<'m> Evaluator<'m> {
         )
     }
 
-    /// Several positions at once, each in its own symmetry and with its own optimism,
-    /// through the network in one batch (no cache): each answer as
-    /// [`evaluate_with`](Self::evaluate_with) would give it, up to the rounding of the
-    /// products' sums. The positions share one board size.
-    pub fn evaluate_batch(&mut self, requests: &[Request]) -> Vec<Evaluation> {
-        let queries: Vec<Query> = requests
-            .iter()
-            .map(|r| self.query(r.game, r.rules, Symmetry::One(r.symmetry), r.optimism))
-            .collect();
-        let batch: Vec<(&Query, usize)> = queries
-            .iter()
-            .zip(requests)
-            .map(|(q, r)| (q, r.symmetry))
-            .collect();
-        self.run_batch_until(&batch, &|| false)
+    /// One request's evaluation ([`evaluate`](Self::evaluate), never stopped).
+    pub fn evaluate_one(&mut self, request: Request) -> Evaluation {
+        self.evaluate(&[request], &|| false)
+            .and_then(|mut e| e.pop())
             .expect("an evaluation that is never stopped ends")
+    }
+
+    /// The cache key of `q`: its inputs, symmetry (any one, when `keys` says so and `q`
+    /// asks for one), player to move, optimism and passing hack.
+    fn key(&self, q: &Query, keys: CacheKeys) -> EvalKey {
+        let any = keys == CacheKeys::AnySymmetry && q.symmetry != Symmetry::Mean;
+        if any {
+            EvalKey::new(
+                &q.features,
+                ANY_SYMMETRY,
+                q.pla,
+                q.optimism,
+                self.passing_hacks,
+            )
+        } else {
+            EvalKey::new(
+                &q.features,
+                q.symmetry,
+                q.pla,
+                q.optimism,
+                self.passing_hacks,
+            )
+        }
     }
 
     /// The network run once on every query (each in its symmetry), `None` when `stop`
@@ -414,63 +433,6 @@ impl<'m> Evaluator<'m> {
             superko: rules.ko != KoRule::Simple,
             optimism,
         }
-    }
-
-    /// The query's evaluation in its symmetry, or the mean of all eight.
-    fn answer(&mut self, q: &Query) -> Evaluation {
-        match q.symmetry {
-            Symmetry::One(s) => self.run(q, s),
-            Symmetry::Mean => {
-                let all: Vec<Evaluation> = (0..8).map(|s| self.run(q, s)).collect();
-                mean(&all)
-            }
-        }
-    }
-
-    /// One symmetry's evaluation of a query.
-    fn run(&mut self, q: &Query, symmetry: usize) -> Evaluation {
-        self.run_until(q, symmetry, &|| false)
-            .expect("an evaluation that is never stopped ends")
-    }
-
-    /// [`run`](Self::run), abandoned (`None`) when `stop` answers true between two blocks.
-    fn run_until(
-        &mut self,
-        q: &Query,
-        symmetry: usize,
-        stop: &dyn Fn() -> bool,
-    ) -> Option<Evaluation> {
-        let model = self.forward.model();
-        let f = &q.features;
-        let n = f.size;
-        let area = n * n;
-
-        // The inputs in the symmetry, plane by plane.
-        self.spatial.clear();
-        self.spatial.resize(f.spatial.len(), 0.0);
-        for (src, dst) in f
-            .spatial
-            .chunks_exact(area)
-            .zip(self.spatial.chunks_exact_mut(area))
-        {
-            for (i, &v) in src.iter().enumerate() {
-                dst[sym_pos(n, symmetry, false, i)] = v;
-            }
-        }
-        let t0 = std::time::Instant::now();
-        let out = self.forward.run_until(n, &self.spatial, &f.global, stop);
-        self.runs.seconds += t0.elapsed().as_secs_f64();
-        let out = out?;
-        self.runs.passes += 1;
-        self.runs.positions += 1;
-        Some(post_process(
-            model,
-            self.passing_hacks,
-            &mut self.logits,
-            q,
-            symmetry,
-            out,
-        ))
     }
 }
 

@@ -13,7 +13,7 @@ mod ladder;
 pub mod model;
 mod ops;
 
-pub use eval::{cached_bytes, EvalCache, Evaluation, Evaluator, Symmetry};
+pub use eval::{cached_bytes, CacheKeys, EvalCache, Evaluation, Evaluator, Request, Symmetry};
 pub use model::{Model, ModelError};
 pub use ops::{fma_peak_gflops, Bf16Choice, Precision};
 

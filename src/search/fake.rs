@@ -45,12 +45,12 @@ use std::time::{Duration, Instant};
 use crate::board::benson::pass_alive;
 use crate::board::{Board, Cell, Color, Point, NUM_CELLS};
 use crate::game::Game;
-use crate::nn::eval::legal_points;
+use crate::nn::eval::{legal_points, mean};
 use crate::nn::features::{Features, InputRules};
-use crate::nn::{EvalCache, Evaluation};
+use crate::nn::{EvalCache, Evaluation, Symmetry};
 use crate::score::regions;
 
-use super::leaf::{EvaluatorSource, LeafEvaluator};
+use super::leaf::{EvaluatorSource, LeafEvaluator, LeafRequest};
 
 /// The fake network (see the module's rules). For tests: give it to a search with
 /// [`crate::search::Search::set_evaluator`].
@@ -186,34 +186,45 @@ impl EvaluatorSource for FakeNet {
 struct FakeEvaluator<'a>(&'a FakeNet);
 
 impl LeafEvaluator for FakeEvaluator<'_> {
+    /// Each request in turn, after the fake's delay; a mean is the eight symmetries'
+    /// evaluations averaged.
     fn evaluate(
         &mut self,
-        game: &Game,
-        rules: InputRules,
-        symmetry: usize,
-        optimism: f32,
+        requests: &[LeafRequest],
         stop: &dyn Fn() -> bool,
-    ) -> Option<Evaluation> {
+    ) -> Option<Vec<Evaluation>> {
         let net = self.0;
-        if stop() {
-            return None;
-        }
-        if !net.delay.is_zero() {
-            let end = Instant::now() + net.delay;
-            loop {
-                let now = Instant::now();
-                if now >= end {
-                    break;
-                }
-                std::thread::sleep((end - now).min(Duration::from_millis(1)));
-                if stop() {
-                    return None;
+        let mut answers = Vec::with_capacity(requests.len());
+        for r in requests {
+            if stop() {
+                return None;
+            }
+            if !net.delay.is_zero() {
+                let end = Instant::now() + net.delay;
+                loop {
+                    let now = Instant::now();
+                    if now >= end {
+                        break;
+                    }
+                    std::thread::sleep((end - now).min(Duration::from_millis(1)));
+                    if stop() {
+                        return None;
+                    }
                 }
             }
+            let e = match r.symmetry {
+                Symmetry::One(s) => net.evaluate(r.game, r.rules, s, r.optimism),
+                Symmetry::Mean => {
+                    let all: Vec<Evaluation> = (0..8)
+                        .map(|s| net.evaluate(r.game, r.rules, s, r.optimism))
+                        .collect();
+                    mean(&all)
+                }
+            };
+            net.evaluations.fetch_add(1, Relaxed);
+            answers.push(e);
         }
-        let e = net.evaluate(game, rules, symmetry, optimism);
-        net.evaluations.fetch_add(1, Relaxed);
-        Some(e)
+        Some(answers)
     }
 }
 

@@ -13,13 +13,12 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
-use crate::game::Game;
 use crate::nn::eval::RunCounts;
-use crate::nn::features::InputRules;
-use crate::nn::{EvalCache, Evaluation, Evaluator, Model};
+use crate::nn::{CacheKeys, EvalCache, Evaluation, Evaluator, Model};
 
 /// One position of a batch: the game's position for its player to move, under the
-/// rules, in a symmetry (0 to 7), with a policy optimism (0 to 1).
+/// rules, in a symmetry (one of the eight, or their mean), with a policy optimism (0 to
+/// 1).
 pub use crate::nn::eval::Request as LeafRequest;
 
 /// What evaluates the leaves of a PUCT search: shared by the search's worker threads,
@@ -36,41 +35,24 @@ pub trait EvaluatorSource: Send + Sync {
 
 /// One thread's evaluator of positions.
 pub trait LeafEvaluator {
-    /// The evaluation of `game`'s position for its player to move, under `rules`, seen
-    /// in `symmetry` (0 to 7, KataGo's numbering), with policy `optimism` (0 to 1).
-    /// Points are laid out as in [`crate::nn::features::Features`], values are from
-    /// White's point of view but the policy, as [`Evaluation`] says. `None` when `stop`
-    /// answered true before the evaluation was done (the search then takes its
-    /// simulation back).
+    /// The evaluations of `requests`, in order: each the position of its game for its
+    /// player to move, under its rules, seen in its symmetry (KataGo's numbering), with
+    /// its policy optimism (0 to 1). Points are laid out as in
+    /// [`crate::nn::features::Features`], values are from White's point of view but the
+    /// policy, as [`Evaluation`] says. An evaluator that can run them together (a
+    /// network's batch) does; each answer is as a request alone would get it, up to
+    /// rounding. `None` when `stop` answered true before they were done (the search then
+    /// takes its simulations back).
     fn evaluate(
-        &mut self,
-        game: &Game,
-        rules: InputRules,
-        symmetry: usize,
-        optimism: f32,
-        stop: &dyn Fn() -> bool,
-    ) -> Option<Evaluation>;
-
-    /// The evaluations of several positions, in order, each as [`evaluate`] gives it
-    /// (up to rounding); an evaluator that can run them together (a network's batch)
-    /// does. `None` when `stop` answered true before they were done.
-    ///
-    /// [`evaluate`]: LeafEvaluator::evaluate
-    fn evaluate_batch(
         &mut self,
         requests: &[LeafRequest],
         stop: &dyn Fn() -> bool,
-    ) -> Option<Vec<Evaluation>> {
-        requests
-            .iter()
-            .map(|r| self.evaluate(r.game, r.rules, r.symmetry, r.optimism, stop))
-            .collect()
-    }
+    ) -> Option<Vec<Evaluation>>;
 }
 
-/// A KataGo network as the search's evaluator: [`Evaluator::evaluate_shared_until`]
-/// through the search's cache, which ignores the symmetry. Counts its threads' runs of the
-/// network (added when a search's evaluator is done).
+/// A KataGo network as the search's evaluator: [`Evaluator::evaluate`] through the
+/// search's cache, whose keys leave the symmetry out ([`CacheKeys::AnySymmetry`]). Counts
+/// its threads' runs of the network (added when a search's evaluator is done).
 pub struct Network {
     model: Arc<Model>,
     passes: AtomicU64,
@@ -111,8 +93,9 @@ impl EvaluatorSource for Network {
 
     fn evaluator<'a>(&'a self, cache: &'a Mutex<EvalCache>) -> Box<dyn LeafEvaluator + 'a> {
         Box::new(NetEvaluator {
-            eval: Evaluator::new(&self.model).expect("checked when the model was set"),
-            cache,
+            eval: Evaluator::new(&self.model)
+                .expect("checked when the model was set")
+                .with_cache(cache, CacheKeys::AnySymmetry),
             counts: self,
         })
     }
@@ -121,7 +104,6 @@ impl EvaluatorSource for Network {
 /// One thread's evaluator of a [`Network`]: the network's scratch and the shared cache.
 struct NetEvaluator<'a> {
     eval: Evaluator<'a>,
-    cache: &'a Mutex<EvalCache>,
     counts: &'a Network,
 }
 
@@ -139,22 +121,9 @@ impl Drop for NetEvaluator<'_> {
 impl LeafEvaluator for NetEvaluator<'_> {
     fn evaluate(
         &mut self,
-        game: &Game,
-        rules: InputRules,
-        symmetry: usize,
-        optimism: f32,
-        stop: &dyn Fn() -> bool,
-    ) -> Option<Evaluation> {
-        self.eval
-            .evaluate_shared_until(self.cache, game, rules, symmetry, optimism, stop)
-    }
-
-    fn evaluate_batch(
-        &mut self,
         requests: &[LeafRequest],
         stop: &dyn Fn() -> bool,
     ) -> Option<Vec<Evaluation>> {
-        self.eval
-            .evaluate_batch_shared_until(self.cache, requests, stop)
+        self.eval.evaluate(requests, stop)
     }
 }

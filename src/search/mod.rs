@@ -21,8 +21,9 @@
 //!   dead stones from it.
 //!
 //! Files: [`run`] owns the threads and the tree between searches; [`limits`] how long
-//! one search may run; `walk`
-//! one simulation (descend, evaluate the leaf by a playout, back up); `shared` what the
+//! one search may run; `descend` the descent from the root both searches make; `walk`
+//! one simulation of the playout search (descend, evaluate the leaf by a playout, back
+//! up); `simulator` what the worker loop asks of either search; `shared` what the
 //! workers of one search share (tree, root, counters, sums); [`analysis`] the
 //! one value a search gives; [`select`] the selection formula; [`tree`] the arena;
 //! [`prior`] what a new node's children start with; [`puct`] the search with a network,
@@ -31,6 +32,7 @@
 
 pub mod analysis;
 mod bias;
+mod descend;
 pub mod fake;
 pub mod leaf;
 pub mod limits;
@@ -39,6 +41,7 @@ pub mod puct;
 pub mod run;
 pub mod select;
 mod shared;
+mod simulator;
 pub mod tree;
 mod walk;
 

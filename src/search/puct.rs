@@ -5,7 +5,8 @@
 //! first-play-urgency reduction. Each evaluation sees the board in a random symmetry (from
 //! the worker's seeded generator, so one thread and a fixed seed repeat the same moves).
 //!
-//! It shares everything else with the playout search: the arena, the lock-free
+//! It shares everything else with the playout search: the descent from the root
+//! (`descend`, with this search's selection and leaf claim), the arena, the lock-free
 //! statistics, the visits counted on the way down (the virtual loss), tree reuse, the
 //! memory bound, the limits and the stop signal, the analysis. A descent passes over a
 //! leaf another thread is evaluating, which the virtual loss alone does not prevent
@@ -20,10 +21,13 @@ use crate::board::{Color, Move};
 use crate::game::Game;
 use crate::nn::eval::Evaluation;
 use crate::nn::features::Features;
+use crate::playout::PlayoutRng;
 
 use super::analysis::Analysis;
+use super::descend::{descend, Descent};
 use super::leaf::{LeafEvaluator, LeafRequest};
 use super::shared::{NetRoot, Shared};
+use super::simulator::{Outcome, Owner, Simulator};
 use super::tree::{
     NewChild, NodeId, Tree, LEAD_UNIT, ROOT, SCORE_SQ_UNIT, VALUE_UNIT, WEIGHT_UNIT,
 };
@@ -117,9 +121,13 @@ impl Default for PuctConfig {
     }
 }
 
-/// One worker's network state: its evaluator and the leaves of its current batch.
+/// One worker's network state: its evaluator, the generator of its symmetries, and the
+/// leaves of its current batch.
 pub(super) struct NetWorker<'m> {
     eval: Box<dyn LeafEvaluator + 'm>,
+    rng: PlayoutRng,
+    /// Leaves a batch holds at most ([`PuctConfig::batch`]).
+    batch: usize,
     /// The batch's descents (kept from one batch to the next for their buffers).
     leaves: Vec<Leaf>,
 }
@@ -140,18 +148,52 @@ struct Leaf {
 /// What one simulation of a batch hands back: Black's lead at the leaf in half points
 /// (for the score's spread), the root child it went through, and the leaf's ownership
 /// for Black by point index, in 1/[`OWNERSHIP_UNIT`].
-pub(super) struct Outcome {
-    pub(super) margin: i32,
-    pub(super) root_child: Option<NodeId>,
-    pub(super) owner: Vec<(usize, i32)>,
+struct Backed {
+    margin: i32,
+    root_child: Option<NodeId>,
+    owner: Vec<(usize, i32)>,
 }
 
 impl<'m> NetWorker<'m> {
-    pub(super) fn new(net: &NetRoot<'m>) -> NetWorker<'m> {
+    /// A worker evaluating batches of up to `batch` leaves, its symmetries drawn from
+    /// `seed`.
+    pub(super) fn new(net: &NetRoot<'m>, seed: u64, batch: usize) -> NetWorker<'m> {
         NetWorker {
             eval: net.source.evaluator(net.cache),
+            rng: PlayoutRng::seed_from_u64(seed),
+            batch: batch.max(1),
             leaves: Vec::new(),
         }
+    }
+}
+
+impl Simulator for NetWorker<'_> {
+    fn check_every(&self) -> u32 {
+        1
+    }
+
+    fn batch(&self) -> usize {
+        self.batch
+    }
+
+    /// `k` descents, their leaves evaluated in one call, each in a random symmetry.
+    fn run(
+        &mut self,
+        shared: &Shared,
+        k: usize,
+        stop: &dyn Fn() -> bool,
+        done: &mut dyn FnMut(Outcome<'_>),
+    ) -> Option<()> {
+        let net = shared.net.as_ref().expect("a network worker has a network");
+        let symmetries: Vec<usize> = (0..k).map(|_| (self.rng.next_u64() % 8) as usize).collect();
+        for b in simulate(shared, net, self, &symmetries, stop)? {
+            done(Outcome {
+                margin: b.margin,
+                root_child: b.root_child,
+                owner: Owner::Points(&b.owner),
+            });
+        }
+        Some(())
     }
 }
 
@@ -185,9 +227,11 @@ fn child(mv: Move, policy: f32) -> NewChild {
 /// The network's evaluation of the root, in the first symmetry and with the root's
 /// policy optimism.
 fn root_evaluation(net: &NetRoot, cfg: &PuctConfig) -> Evaluation {
+    let request = LeafRequest::new(net.game, net.rules, 0).optimism(cfg.root_optimism as f32);
     net.source
         .evaluator(net.cache)
-        .evaluate(net.game, net.rules, 0, cfg.root_optimism as f32, &|| false)
+        .evaluate(&[request], &|| false)
+        .and_then(|mut e| e.pop())
         .expect("an evaluation that is never stopped ends")
 }
 
@@ -230,13 +274,13 @@ pub(super) fn reprior_root(tree: &Tree, net: &NetRoot, cfg: &PuctConfig) {
 /// the leaves in flight), one call to the evaluator for all the leaves (leaf `i` seen in
 /// `symmetries[i]`), then each leaf's backup in order. `None`, and the tree as before the
 /// descents, when `stop` answered true during the evaluation.
-pub(super) fn simulate(
+fn simulate(
     shared: &Shared,
     net: &NetRoot,
     nw: &mut NetWorker,
     symmetries: &[usize],
     stop: &dyn Fn() -> bool,
-) -> Option<Vec<Outcome>> {
+) -> Option<Vec<Backed>> {
     let tree = shared.tree;
     let cfg = &shared.config.puct;
     let k = symmetries.len();
@@ -250,19 +294,16 @@ pub(super) fn simulate(
         });
     }
     for (leaf, &symmetry) in nw.leaves[..k].iter_mut().zip(symmetries) {
-        descend(shared, net, leaf);
+        descend_into(shared, net, leaf);
         leaf.symmetry = symmetry;
     }
     let requests: Vec<LeafRequest> = nw.leaves[..k]
         .iter()
-        .map(|leaf| LeafRequest {
-            game: &leaf.game,
-            rules: net.rules,
-            symmetry: leaf.symmetry,
-            optimism: cfg.optimism as f32,
+        .map(|leaf| {
+            LeafRequest::new(&leaf.game, net.rules, leaf.symmetry).optimism(cfg.optimism as f32)
         })
         .collect();
-    let Some(evals) = nw.eval.evaluate_batch(&requests, stop) else {
+    let Some(evals) = nw.eval.evaluate(&requests, stop) else {
         for leaf in nw.leaves[..k].iter().rev() {
             for &(id, _) in &leaf.path {
                 tree.node(id).visits.fetch_sub(1, Relaxed);
@@ -282,64 +323,69 @@ pub(super) fn simulate(
     )
 }
 
-/// One descent from the root by the selection formula, into `leaf`: the visits counted
-/// on the way down, the leaf claimed for expansion when it is new and the tree has room.
-fn descend(shared: &Shared, net: &NetRoot, leaf: &mut Leaf) {
-    let tree = shared.tree;
-    let cfg = &shared.config.puct;
-    leaf.game.clone_from(net.game);
-    leaf.path.clear();
-    leaf.keys.clear();
-    leaf.expand = false;
-    let bias = cfg.subtree_bias > 0.0;
-    let mut prev = shared.root_history[0];
-    let mut node = ROOT;
-    let mut color = shared.root_color;
-    let mut passes = shared.root_passes;
-    let mut mover = color.opponent();
-    loop {
-        let n = tree.node(node);
-        n.visits.fetch_add(1, Relaxed);
-        leaf.path.push((node, mover));
-        if passes >= 2 {
-            // A game ended in the tree: the network, shown the two passes, values it.
-            break;
-        }
-        if !n.is_expanded() {
-            leaf.expand = !tree.is_full() && tree.try_claim(node);
-            break;
-        }
-        let Some(next) = select(
-            tree,
+/// A PUCT descent into a leaf of the batch: its game, the subtree-bias keys of the
+/// nodes below the root, and whether it claimed its last node for expansion.
+struct NetDescent<'l, 'n> {
+    net: &'l NetRoot<'n>,
+    game: &'l mut Game,
+    keys: &'l mut Vec<u64>,
+    expand: &'l mut bool,
+    /// The move before the next one (for the subtree-bias keys), when they are kept.
+    prev: Option<Option<Move>>,
+}
+
+impl Descent for NetDescent<'_, '_> {
+    fn select(&mut self, shared: &Shared, node: NodeId, color: Color) -> Option<NodeId> {
+        select(
+            shared.tree,
             node,
-            cfg,
+            &shared.config.puct,
             node == ROOT,
             color,
-            net.centre,
-            net.game.size(),
-        ) else {
-            break;
-        };
-        let mv = tree.node(next).mv();
-        if bias {
-            leaf.keys
-                .push(super::bias::key(leaf.game.board(), prev, mv, color));
-            prev = Some(mv);
-        }
-        if leaf.game.play_record(color, mv).is_err() {
-            break;
-        }
-        passes = if mv == Move::Pass { passes + 1 } else { 0 };
-        mover = color;
-        color = color.opponent();
-        node = next;
+            self.net.centre,
+            self.net.game.size(),
+        )
     }
+
+    fn play(&mut self, color: Color, mv: Move) -> bool {
+        if let Some(prev) = &mut self.prev {
+            self.keys
+                .push(super::bias::key(self.game.board(), *prev, mv, color));
+            *prev = Some(mv);
+        }
+        self.game.play_record(color, mv).is_ok()
+    }
+
+    /// Claims the leaf for expansion when the tree has room (it is expanded with the
+    /// policy once evaluated); the descent stops there.
+    fn unexpanded(&mut self, shared: &Shared, node: NodeId, _visits: u32, _color: Color) -> bool {
+        *self.expand = !shared.tree.is_full() && shared.tree.try_claim(node);
+        false
+    }
+}
+
+/// One descent from the root by the selection formula, into `leaf`: the visits counted
+/// on the way down, the leaf claimed for expansion when it is new and the tree has room.
+/// A game ended in the tree stops it too: the network, shown the two passes, values it.
+fn descend_into(shared: &Shared, net: &NetRoot, leaf: &mut Leaf) {
+    leaf.game.clone_from(net.game);
+    leaf.keys.clear();
+    leaf.expand = false;
+    let bias = shared.config.puct.subtree_bias > 0.0;
+    let mut d = NetDescent {
+        net,
+        game: &mut leaf.game,
+        keys: &mut leaf.keys,
+        expand: &mut leaf.expand,
+        prev: bias.then_some(shared.root_history[0]),
+    };
+    descend(shared, &mut d, &mut leaf.path);
 }
 
 /// The backup of one leaf's evaluation `e`: the leaf expanded if the descent claimed it,
 /// the value (moved by the subtree bias), lead and spread added to every node of the
 /// path with the evaluation's weight, the bias table updated.
-fn back_up(shared: &Shared, net: &NetRoot, leaf: &Leaf, e: &Evaluation) -> Outcome {
+fn back_up(shared: &Shared, net: &NetRoot, leaf: &Leaf, e: &Evaluation) -> Backed {
     let tree = shared.tree;
     let cfg = &shared.config.puct;
     let path = &leaf.path;
@@ -410,7 +456,7 @@ fn back_up(shared: &Shared, net: &NetRoot, leaf: &Leaf, e: &Evaluation) -> Outco
             (p.index(), (own * OWNERSHIP_UNIT as f32).round() as i32)
         })
         .collect();
-    Outcome {
+    Backed {
         margin: (lead * 2.0).round() as i32,
         root_child: path.get(1).map(|&(id, _)| id),
         owner,

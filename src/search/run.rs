@@ -11,14 +11,14 @@ use crate::board::{Color, Move, NUM_CELLS};
 use crate::game::Game;
 use crate::nn::features::InputRules;
 use crate::nn::{cached_bytes, EvalCache, Model};
-use crate::playout::PlayoutRng;
 
 use super::analysis::{analyse, Analysis};
 use super::leaf::{EvaluatorSource, Network};
 use super::puct::{self, NetWorker};
 use super::shared::{Live, MovesOwnership, NetRoot, ScoreSums, Shared};
+use super::simulator::{Owner, Simulator};
 use super::tree::{NodeId, Tree, ROOT};
-use super::walk::{add_ownership, allowed, simulate, Worker};
+use super::walk::{add_ownership, allowed, Worker};
 use super::{prior, Limits, SearchConfig};
 
 /// The position the tree's root stands for: the game's start, the moves since, the side
@@ -458,108 +458,30 @@ fn moves_slot<'s>(
     Some((moves, moves.slot(child?)?))
 }
 
-/// What runs one worker's simulations: playouts, or the network.
-enum Simulator<'a> {
-    Playout(Box<Worker>),
-    Net {
-        nw: Box<NetWorker<'a>>,
-        rng: PlayoutRng,
-        batch: usize,
-    },
-}
-
-impl<'a> Simulator<'a> {
-    fn new(shared: &Shared<'a>, seed: u64) -> Simulator<'a> {
-        match &shared.net {
-            Some(net) => Simulator::Net {
-                nw: Box::new(NetWorker::new(net)),
-                rng: PlayoutRng::seed_from_u64(seed),
-                batch: shared.config.puct.batch.max(1),
-            },
-            None => Simulator::Playout(Box::new(Worker::new(shared, seed))),
-        }
-    }
-
-    /// Simulations between two checks of the limits: playouts are fast, evaluations not.
-    fn check_every(&self) -> u32 {
-        match self {
-            Simulator::Playout(_) => 16,
-            Simulator::Net { .. } => 1,
-        }
-    }
-
-    /// The most simulations one call of [`run`](Self::run) makes: a network's batch.
-    fn batch(&self) -> usize {
-        match self {
-            Simulator::Playout(_) => 1,
-            Simulator::Net { batch, .. } => *batch,
-        }
-    }
-
-    /// `k` simulations (at most [`batch`](Self::batch)): hands `add` each one's final owner
-    /// of every point (by point index, in the search's ownership unit) and puts Black's
-    /// final margins in half points into `margins`; `None` when `stop` cut a network
-    /// evaluation short (the simulations left no trace).
-    fn run(
-        &mut self,
-        shared: &Shared,
-        k: usize,
-        stop: &dyn Fn() -> bool,
-        margins: &mut Vec<i32>,
-        mut add: impl FnMut(usize, i32),
-    ) -> Option<()> {
-        margins.clear();
-        match self {
-            Simulator::Playout(w) => {
-                for _ in 0..k {
-                    let (counted, margin) = simulate(shared, w);
-                    let slot = moves_slot(shared, w.root_child());
-                    owned(slot, &mut add, |f| add_ownership(&w.board, counted, f));
-                    margins.push(margin);
-                }
-                Some(())
-            }
-            Simulator::Net { nw, rng, .. } => {
-                let net = shared.net.as_ref().expect("a network worker has a network");
-                let symmetries: Vec<usize> =
-                    (0..k).map(|_| (rng.next_u64() % 8) as usize).collect();
-                for o in puct::simulate(shared, net, nw, &symmetries, stop)? {
-                    let slot = moves_slot(shared, o.root_child);
-                    owned(slot, &mut add, |f| {
-                        for &(i, v) in &o.owner {
-                            f(i, v);
-                        }
-                    });
-                    margins.push(o.margin);
-                }
-                Some(())
+/// Hands `add` each point's owner in `owner`, by point index.
+fn each_owner(owner: &Owner, add: &mut dyn FnMut(usize, i32)) {
+    match *owner {
+        Owner::Board { board, counted } => add_ownership(board, counted, add),
+        Owner::Points(points) => {
+            for &(i, v) in points {
+                add(i, v);
             }
         }
     }
 }
 
-/// Runs `each`, which hands over one simulation's final owner of every point, into `add`
-/// and, when the search keeps each root move's own, into that move's `slot` too.
-fn owned(
-    slot: Option<(&MovesOwnership, usize)>,
-    add: &mut impl FnMut(usize, i32),
-    each: impl FnOnce(&mut dyn FnMut(usize, i32)),
-) {
-    each(&mut |i, v| {
-        if let Some((moves, s)) = slot {
-            moves.add_point(s, i, v);
-        }
-        add(i, v);
-    });
-    if let Some((moves, s)) = slot {
-        moves.count(s);
+/// The simulator of a search: the network's when it has one, else playouts.
+fn simulator<'a>(shared: &Shared<'a>, seed: u64) -> Box<dyn Simulator + 'a> {
+    match &shared.net {
+        Some(net) => Box::new(NetWorker::new(net, seed, shared.config.puct.batch)),
+        None => Box::new(Worker::new(shared, seed)),
     }
 }
 
 /// Runs simulations until a limit; adds each one's final ownership to `own` and returns
 /// how many it ran.
 fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut [i32]) -> u64 {
-    let mut sim = Simulator::new(shared, seed);
+    let mut sim = simulator(shared, seed);
     let check_every = sim.check_every();
     let unit = puct::ownership_unit(shared.net.is_some());
     let mut since_check = 0u32;
@@ -591,12 +513,24 @@ fn worker(shared: &Shared, limits: &Limits, start: Instant, seed: u64, own: &mut
             pending.flush(shared);
             return sims;
         }
-        let ran = sim.run(shared, k, &stop, &mut margins, |i, v| {
-            own[i] += v;
-            if live {
-                pending.own[i] += v;
-                pending.owned[i] += (v.unsigned_abs() * v.unsigned_abs()) / unit as u32;
+        margins.clear();
+        let ran = sim.run(shared, k, &stop, &mut |o| {
+            // Into the root move's own ownership too, when the search keeps it.
+            let slot = moves_slot(shared, o.root_child);
+            each_owner(&o.owner, &mut |i, v| {
+                if let Some((moves, s)) = slot {
+                    moves.add_point(s, i, v);
+                }
+                own[i] += v;
+                if live {
+                    pending.own[i] += v;
+                    pending.owned[i] += (v.unsigned_abs() * v.unsigned_abs()) / unit as u32;
+                }
+            });
+            if let Some((moves, s)) = slot {
+                moves.count(s);
             }
+            margins.push(o.margin);
         });
         if ran.is_none() {
             // Told to stop in the middle of an evaluation: it is dropped, not waited for.

@@ -1,14 +1,16 @@
-//! One simulation: descend the tree from the root by the selection formula, expand a
-//! leaf that has earned it, evaluate the leaf by a playout (or count a finished game),
-//! and back the result up every node of the path with its AMAF statistics. The leaf's
-//! evaluation (`run_playout`) is the seam where another evaluator would plug in.
+//! One simulation of the playout search: descend the tree from the root (`descend`, with
+//! this search's selection formula and its expansion of a leaf that has earned it),
+//! evaluate the leaf by a playout (or count a finished game), and back the result up
+//! every node of the path with its AMAF statistics.
 
 use std::sync::atomic::Ordering::Relaxed;
 
 use crate::board::{Board, Color, Move, Point, NUM_CELLS};
 use crate::playout::{self, Light, Moggy, PlayoutRng};
 
+use super::descend::{descend, Descent, End};
 use super::shared::Shared;
+use super::simulator::{Outcome, Owner, Simulator};
 use super::tree::{NodeId, ROOT};
 use super::{prior, select, PolicyKind, SearchConfig};
 
@@ -41,8 +43,40 @@ impl Worker {
     }
 
     /// The root child the last simulation went through, if it left the root.
-    pub(super) fn root_child(&self) -> Option<NodeId> {
+    fn root_child(&self) -> Option<NodeId> {
         self.path.get(1).map(|&(id, _)| id)
+    }
+}
+
+impl Simulator for Worker {
+    fn check_every(&self) -> u32 {
+        16
+    }
+
+    fn batch(&self) -> usize {
+        1
+    }
+
+    /// Playouts are not stopped once started: always `Some`.
+    fn run(
+        &mut self,
+        shared: &Shared,
+        k: usize,
+        _stop: &dyn Fn() -> bool,
+        done: &mut dyn FnMut(Outcome<'_>),
+    ) -> Option<()> {
+        for _ in 0..k {
+            let (counted, margin) = simulate(shared, self);
+            done(Outcome {
+                margin,
+                root_child: self.root_child(),
+                owner: Owner::Board {
+                    board: &self.board,
+                    counted,
+                },
+            });
+        }
+        Some(())
     }
 }
 
@@ -79,76 +113,83 @@ pub(super) fn add_ownership(board: &Board, counted: bool, mut add: impl FnMut(us
     }
 }
 
+/// A playout search's descent: the worker's board, its AMAF marks, and the last moves
+/// (the priors of a node expanded on the way and the playout's first move need them).
+struct PlayoutDescent<'w> {
+    board: &'w mut Board,
+    amaf: &'w mut [u8],
+    history: [Option<Move>; 3],
+    last: Option<Point>,
+}
+
+impl Descent for PlayoutDescent<'_> {
+    fn select(&mut self, shared: &Shared, node: NodeId, _color: Color) -> Option<NodeId> {
+        select::best_child(shared.tree, node, shared.config)
+    }
+
+    fn play(&mut self, color: Color, mv: Move) -> bool {
+        match mv {
+            Move::Place(p) => {
+                self.board.place(color, p);
+                playout::mark_first(self.amaf, p, color);
+                self.last = Some(p);
+            }
+            Move::Pass => {
+                self.board.pass();
+                self.last = None;
+            }
+        }
+        self.history = [Some(mv), self.history[0], self.history[1]];
+        true
+    }
+
+    /// Expands the node (the root at once, another after `expand_visits` visits) when the
+    /// tree has room and no other thread is at it.
+    fn unexpanded(&mut self, shared: &Shared, node: NodeId, visits: u32, color: Color) -> bool {
+        let tree = shared.tree;
+        let cfg = shared.config;
+        let want = node == ROOT || visits >= cfg.expand_visits;
+        if want && !tree.is_full() && tree.try_claim(node) {
+            let board = &*self.board;
+            let keep = |mv: Move| allowed(cfg, board, color, mv);
+            let kids = prior::children(board, color, &self.history, &cfg.priors, &keep);
+            tree.expand(node, &kids);
+        }
+        tree.node(node).is_expanded()
+    }
+}
+
 /// One descent, playout and backup. True when the simulation ended in the tree and the
 /// board was counted as it stands (two passes), false when it was played out; and the
 /// final score, Black's margin with komi in half points.
-pub(super) fn simulate(shared: &Shared, w: &mut Worker) -> (bool, i32) {
+fn simulate(shared: &Shared, w: &mut Worker) -> (bool, i32) {
     let tree = shared.tree;
     let cfg = shared.config;
     w.board.copy_from(shared.root_board);
-    w.path.clear();
     let used = NUM_CELLS.min((shared.root_board.size() + 2) * crate::board::STRIDE);
     w.amaf[..used].fill(0);
-    let mut node = ROOT;
-    let mut color = shared.root_color;
-    let mut passes = shared.root_passes;
-    let mut last = shared.root_last;
-    let mut history = shared.root_history;
-    // The root's "move" was made by the opponent of the player to move there.
-    let mut mover = color.opponent();
-    let score: i32;
+    let mut d = PlayoutDescent {
+        board: &mut w.board,
+        amaf: &mut w.amaf,
+        history: shared.root_history,
+        last: shared.root_last,
+    };
+    let (end, color) = descend(shared, &mut d, &mut w.path);
+    let last = d.last;
     let mut counted = true;
-    loop {
-        let n = tree.node(node);
-        let visits = n.visits.fetch_add(1, Relaxed) + 1;
-        w.path.push((node, mover));
-        if passes >= 2 {
-            score = if shared.exact_end {
-                crate::score::area_difference(&w.board) * 2
-            } else {
-                counted = false;
-                run_playout(w, cfg.policy, color, None) * 2
-            };
-            break;
+    let score = match end {
+        End::TwoPasses if shared.exact_end => crate::score::area_difference(&w.board) * 2,
+        End::TwoPasses => {
+            counted = false;
+            run_playout(w, cfg.policy, color, None) * 2
         }
-        if !n.is_expanded() {
-            let want = node == ROOT || visits >= cfg.expand_visits;
-            if want && !tree.is_full() && tree.try_claim(node) {
-                let board = &w.board;
-                let keep = |mv: Move| allowed(cfg, board, color, mv);
-                let kids = prior::children(board, color, &history, &cfg.priors, &keep);
-                tree.expand(node, &kids);
-            }
-            if !n.is_expanded() {
-                score = run_playout(w, cfg.policy, color, last) * 2;
-                counted = false;
-                break;
-            }
+        End::Leaf => {
+            counted = false;
+            run_playout(w, cfg.policy, color, last) * 2
         }
-        let Some(child) = select::best_child(tree, node, cfg) else {
-            // Every child pruned (cannot happen below the root): count as it stands.
-            score = crate::score::area_difference(&w.board) * 2;
-            break;
-        };
-        let mv = tree.node(child).mv();
-        match mv {
-            Move::Place(p) => {
-                w.board.place(color, p);
-                playout::mark_first(&mut w.amaf, p, color);
-                passes = 0;
-                last = Some(p);
-            }
-            Move::Pass => {
-                w.board.pass();
-                passes += 1;
-                last = None;
-            }
-        }
-        history = [Some(mv), history[0], history[1]];
-        mover = color;
-        color = color.opponent();
-        node = child;
-    }
+        // Every child pruned (cannot happen below the root): count as it stands.
+        End::Stuck => crate::score::area_difference(&w.board) * 2,
+    };
     // Result: Black's margin in half points, komi included.
     let margin = score - (shared.komi * 2.0).round() as i32;
     let black_value: u32 = match margin.signum() {

@@ -400,15 +400,10 @@ pub fn nn_bench(
                         let requests: Vec<Request> = (0..batch)
                             .map(|_| {
                                 *sym = (*sym + 1) % 8;
-                                Request {
-                                    game,
-                                    rules,
-                                    symmetry: *sym,
-                                    optimism: 0.0,
-                                }
+                                Request::new(game, rules, *sym)
                             })
                             .collect();
-                        std::hint::black_box(eval.evaluate_batch(&requests));
+                        std::hint::black_box(eval.evaluate(&requests, &|| false));
                     };
                     pass(&mut sym);
                     barrier.wait();

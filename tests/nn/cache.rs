@@ -5,8 +5,10 @@
 //! test (`common::tiny_net`) on every machine, and KataGo's fixture networks too when
 //! their files are there.
 
+use std::sync::Mutex;
 use tengen::nn::features::{features, InputRules};
-use tengen::nn::{EvalCache, Evaluation, Evaluator, Model, Symmetry};
+
+use tengen::nn::{CacheKeys, EvalCache, Evaluation, Evaluator, Model, Request, Symmetry};
 use tengen::{Color, Game, Move, Rules};
 
 use super::{fixture_dir, point, G170, TF_KV};
@@ -40,6 +42,18 @@ fn game(size: usize, moves: &[&str]) -> Game {
 
 const RULES: fn() -> InputRules = InputRules::katago_chinese;
 
+/// `g` under [`RULES`], seen in `symmetry`, with policy `optimism`.
+fn ask(g: &Game, symmetry: Symmetry, optimism: f32) -> Request<'_> {
+    Request::new(g, RULES(), 0)
+        .symmetry(symmetry)
+        .optimism(optimism)
+}
+
+/// `g`'s evaluation by `eval` in one symmetry, without optimism.
+fn plain(eval: &mut Evaluator, g: &Game, symmetry: usize) -> Evaluation {
+    eval.evaluate_one(Request::new(g, RULES(), symmetry))
+}
+
 #[test]
 fn a_hit_is_the_evaluation_the_network_gave() {
     for (name, model) in models(Spec::new(1), G170) {
@@ -48,22 +62,41 @@ fn a_hit_is_the_evaluation_the_network_gave() {
 }
 
 fn a_hit_is_the_evaluation(name: &str, model: &Model) {
-    let mut eval = Evaluator::new(model).unwrap();
-    let mut cache = EvalCache::new(64);
+    let cache = Mutex::new(EvalCache::new(64));
+    let stats = || cache.lock().unwrap().stats();
+    let mut eval = Evaluator::new(model)
+        .unwrap()
+        .with_cache(&cache, CacheKeys::PerSymmetry);
     let g = game(9, &["E5", "C4", "G3", "pass"]);
-    let first = eval.evaluate_cached(&mut cache, &g, RULES(), Symmetry::One(2), 0.0);
-    let s = cache.stats();
+    let first = eval.evaluate_one(ask(&g, Symmetry::One(2), 0.0));
+    let s = stats();
     assert_eq!((s.hits, s.misses, s.entries), (0, 1, 1));
-    let again = eval.evaluate_cached(&mut cache, &g, RULES(), Symmetry::One(2), 0.0);
+    let again = eval.evaluate_one(ask(&g, Symmetry::One(2), 0.0));
     assert_eq!(first, again, "{name}");
-    let s = cache.stats();
+    let s = stats();
     assert_eq!((s.hits, s.misses, s.entries), (1, 1, 1), "{name}");
     // And the same as without the cache.
-    assert_eq!(first, eval.evaluate(&g, RULES(), 2), "{name}");
+    let mut uncached = Evaluator::new(model).unwrap();
+    assert_eq!(first, plain(&mut uncached, &g, 2), "{name}");
     // Another symmetry is another key, and another evaluation.
-    let other = eval.evaluate_cached(&mut cache, &g, RULES(), Symmetry::One(3), 0.0);
+    let other = eval.evaluate_one(ask(&g, Symmetry::One(3), 0.0));
     assert_ne!(first.policy, other.policy, "{name}");
-    assert_eq!(cache.stats().misses, 2, "{name}");
+    assert_eq!(stats().misses, 2, "{name}");
+    // Asked twice in one call: one run, both answered.
+    let h = game(9, &["E5", "C4"]);
+    let runs = eval.runs.positions;
+    let both = eval
+        .evaluate(
+            &[
+                ask(&h, Symmetry::One(1), 0.0),
+                ask(&h, Symmetry::One(1), 0.0),
+            ],
+            &|| false,
+        )
+        .unwrap();
+    assert_eq!(both[0], both[1], "{name}");
+    assert_eq!(eval.runs.positions, runs + 1, "{name}");
+    assert_eq!(both[0], plain(&mut uncached, &h, 1), "{name}");
 }
 
 #[test]
@@ -74,12 +107,15 @@ fn history_the_inputs_see_makes_another_key() {
 }
 
 fn history_makes_another_key(name: &str, model: &Model) {
-    let mut eval = Evaluator::new(model).unwrap();
-    let mut cache = EvalCache::new(64);
+    let cache = Mutex::new(EvalCache::new(64));
+    let stats = || cache.lock().unwrap().stats();
+    let mut eval = Evaluator::new(model)
+        .unwrap()
+        .with_cache(&cache, CacheKeys::PerSymmetry);
     let mut look = |g: &Game| {
-        let before = cache.stats();
-        let e = eval.evaluate_cached(&mut cache, g, RULES(), Symmetry::One(0), 0.0);
-        (e, cache.stats().hits > before.hits)
+        let before = stats();
+        let e = eval.evaluate_one(ask(g, Symmetry::One(0), 0.0));
+        (e, stats().hits > before.hits)
     };
     // The same stones reached in another order: the last-move planes differ.
     let a = game(9, &["D4", "E5", "C3", "F6"]);
@@ -121,8 +157,8 @@ fn the_mean_is_the_average_of_the_eight_symmetries() {
 fn the_mean_is_the_average(name: &str, model: &Model) {
     let mut eval = Evaluator::new(model).unwrap();
     let g = game(9, &["E5", "C4", "G3", "D6", "F4"]);
-    let each: Vec<Evaluation> = (0..8).map(|s| eval.evaluate(&g, RULES(), s)).collect();
-    let mean = eval.evaluate_with(&g, RULES(), Symmetry::Mean, 0.0);
+    let each: Vec<Evaluation> = (0..8).map(|s| plain(&mut eval, &g, s)).collect();
+    let mean = eval.evaluate_one(ask(&g, Symmetry::Mean, 0.0));
     let avg = |get: &dyn Fn(&Evaluation) -> f32| each.iter().map(get).sum::<f32>() / 8.0;
     let close = |a: f32, b: f32| (a - b).abs() <= 1e-6 * a.abs().max(1.0);
     assert!(close(mean.white_win, avg(&|e| e.white_win)), "{name}");
@@ -141,12 +177,27 @@ fn the_mean_is_the_average(name: &str, model: &Model) {
     }
     let total: f32 = mean.policy.iter().sum::<f32>() + mean.pass;
     assert!((total - 1.0).abs() < 1e-5, "{name}: {total}");
-    // The mean is a key of its own.
-    let mut cache = EvalCache::new(8);
-    let one = eval.evaluate_cached(&mut cache, &g, RULES(), Symmetry::One(0), 0.0);
-    let all = eval.evaluate_cached(&mut cache, &g, RULES(), Symmetry::Mean, 0.0);
-    assert_eq!((one, all.clone()), (each[0].clone(), mean), "{name}");
-    assert_eq!(cache.stats().misses, 2, "{name}");
+    // The mean is a key of its own, in either kind of cache; asked in one call with
+    // a single symmetry, each is what it is alone.
+    for keys in [CacheKeys::PerSymmetry, CacheKeys::AnySymmetry] {
+        let cache = Mutex::new(EvalCache::new(8));
+        let mut cached = Evaluator::new(model).unwrap().with_cache(&cache, keys);
+        let one = cached.evaluate_one(ask(&g, Symmetry::One(0), 0.0));
+        let all = cached.evaluate_one(ask(&g, Symmetry::Mean, 0.0));
+        assert_eq!(
+            (one, all.clone()),
+            (each[0].clone(), mean.clone()),
+            "{name}"
+        );
+        assert_eq!(cache.lock().unwrap().stats().misses, 2, "{name}");
+    }
+    let together = eval
+        .evaluate(
+            &[ask(&g, Symmetry::Mean, 0.0), ask(&g, Symmetry::One(3), 0.0)],
+            &|| false,
+        )
+        .unwrap();
+    assert_eq!(together, vec![mean, each[3].clone()], "{name}");
 }
 
 #[test]
@@ -164,18 +215,18 @@ fn optimism_moves_the_policy_of_a_network_with_an_optimistic_head() {
     for (net, model, moves) in nets {
         let mut eval = Evaluator::new(&model).unwrap();
         let g = game(9, &["E5", "C4"]);
-        let plain = eval.evaluate_with(&g, RULES(), Symmetry::One(0), 0.0);
-        let optimistic = eval.evaluate_with(&g, RULES(), Symmetry::One(0), 1.0);
-        assert_eq!(plain, eval.evaluate(&g, RULES(), 0), "{net}");
-        assert_eq!(plain.policy != optimistic.policy, moves, "{net}");
+        let neutral = eval.evaluate_one(ask(&g, Symmetry::One(0), 0.0));
+        let optimistic = eval.evaluate_one(ask(&g, Symmetry::One(0), 1.0));
+        assert_eq!(neutral, plain(&mut eval, &g, 0), "{net}");
+        assert_eq!(neutral.policy != optimistic.policy, moves, "{net}");
         // Optimism is about the policy only.
-        assert_eq!(plain.white_win, optimistic.white_win, "{net}");
-        assert_eq!(plain.white_ownership, optimistic.white_ownership, "{net}");
+        assert_eq!(neutral.white_win, optimistic.white_win, "{net}");
+        assert_eq!(neutral.white_ownership, optimistic.white_ownership, "{net}");
         // Out of range is clamped, never a panic.
-        let clamped = eval.evaluate_with(&g, RULES(), Symmetry::One(0), 7.0);
+        let clamped = eval.evaluate_one(ask(&g, Symmetry::One(0), 7.0));
         assert_eq!(clamped, optimistic, "{net}");
-        let nan = eval.evaluate_with(&g, RULES(), Symmetry::One(0), f32::NAN);
-        assert_eq!(nan, plain, "{net}");
+        let nan = eval.evaluate_one(ask(&g, Symmetry::One(0), f32::NAN));
+        assert_eq!(nan, neutral, "{net}");
     }
 }
 
@@ -188,19 +239,19 @@ fn the_search_cache_answers_a_position_seen_in_any_symmetry() {
 }
 
 fn search_cache_answers_any_symmetry(name: &str, model: &Model) {
-    let mut eval = Evaluator::new(model).unwrap();
-    let cache = std::sync::Mutex::new(EvalCache::new(64));
+    let cache = Mutex::new(EvalCache::new(64));
+    let mut eval = Evaluator::new(model)
+        .unwrap()
+        .with_cache(&cache, CacheKeys::AnySymmetry);
     let g = game(9, &["E5", "C4", "G3"]);
-    let mut look = |symmetry, optimism| {
-        eval.evaluate_shared_until(&cache, &g, RULES(), symmetry, optimism, &|| false)
-            .unwrap()
-    };
+    let mut look =
+        |symmetry, optimism| eval.evaluate_one(ask(&g, Symmetry::One(symmetry), optimism));
     let first = look(2, 1.0);
     // The network's own answer in that symmetry and optimism.
     let mut fresh = Evaluator::new(model).unwrap();
     assert_eq!(
         first,
-        fresh.evaluate_with(&g, RULES(), Symmetry::One(2), 1.0),
+        fresh.evaluate_one(ask(&g, Symmetry::One(2), 1.0)),
         "{name}"
     );
     // Another symmetry: the same evaluation, from the cache.
@@ -213,7 +264,7 @@ fn search_cache_answers_any_symmetry(name: &str, model: &Model) {
     // Stopped before the network ran: nothing, and nothing kept.
     let other = game(9, &["E5", "C4"]);
     assert!(eval
-        .evaluate_shared_until(&cache, &other, RULES(), 0, 1.0, &|| true)
+        .evaluate(&[ask(&other, Symmetry::One(0), 1.0)], &|| true)
         .is_none());
     assert_eq!(cache.lock().unwrap().stats().entries, 2, "{name}");
 }

@@ -219,7 +219,11 @@ fn check_path(path: &Path, golden: &Path) {
     let mut known = Worst::default();
     for g in &blocks {
         let game = game_of(g);
-        let e = eval.evaluate(&game, InputRules::katago_chinese(), g.symmetry);
+        let e = eval.evaluate_one(Request::new(
+            &game,
+            InputRules::katago_chinese(),
+            g.symmetry,
+        ));
         if KNOWN_INPUT_DIFFERENCES.contains(&g.id.as_str()) {
             compare(&e, g, &mut known);
         } else {
@@ -240,14 +244,14 @@ fn check_path(path: &Path, golden: &Path) {
         let requests: Vec<Request> = games
             .iter()
             .zip(&blocks[i..j])
-            .map(|(game, g)| Request {
-                game,
-                rules: InputRules::katago_chinese(),
-                symmetry: g.symmetry,
-                optimism: 0.0,
-            })
+            .map(|(game, g)| Request::new(game, InputRules::katago_chinese(), g.symmetry))
             .collect();
-        for (e, g) in eval.evaluate_batch(&requests).iter().zip(&blocks[i..j]) {
+        for (e, g) in eval
+            .evaluate(&requests, &|| false)
+            .unwrap()
+            .iter()
+            .zip(&blocks[i..j])
+        {
             if !KNOWN_INPUT_DIFFERENCES.contains(&g.id.as_str()) {
                 compare(e, g, &mut batched);
             }
@@ -353,8 +357,16 @@ fn bf16_against_fp32(path: &Path, golden: &Path) -> [(f64, f64); 4] {
     };
     for g in &blocks {
         let game = game_of(g);
-        let a = fp32.evaluate(&game, InputRules::katago_chinese(), g.symmetry);
-        let b = bf16.evaluate(&game, InputRules::katago_chinese(), g.symmetry);
+        let a = fp32.evaluate_one(Request::new(
+            &game,
+            InputRules::katago_chinese(),
+            g.symmetry,
+        ));
+        let b = bf16.evaluate_one(Request::new(
+            &game,
+            InputRules::katago_chinese(),
+            g.symmetry,
+        ));
         for (x, y) in a.policy.iter().zip(&b.policy) {
             see(0, *x, *y);
         }

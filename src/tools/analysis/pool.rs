@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crate::board::{Color, Move};
 use crate::game::Game;
-use crate::nn::eval::{Evaluation, Evaluator};
+use crate::nn::eval::{Evaluation, Evaluator, Request as EvalRequest};
 use crate::nn::features::InputRules;
 use crate::nn::Model;
 use crate::search::{Analysis, Limits, Reporter, Search, SearchConfig};
@@ -440,7 +440,6 @@ fn evaluate<'m>(
     if evaluator.is_none() {
         *evaluator = Evaluator::new(model).ok();
     }
-    evaluator
-        .as_mut()?
-        .evaluate_until(game, InputRules::from_rules(game.rules()), 0, &|| false)
+    let request = EvalRequest::new(game, InputRules::from_rules(game.rules()), 0);
+    Some(evaluator.as_mut()?.evaluate_one(request))
 }
