@@ -8,6 +8,8 @@
 # blanked; for `bench --search`, playouts= and nodes=. Exits 1 on any difference.
 #   scripts/same_moves.sh BINARY_A BINARY_B [PLAYOUTS]
 # Extra engine options for every run in SAME_MOVES_ARGS (e.g. "--set prior-learned=0").
+# SAME_MOVES_BENCH=0 skips the `bench --search` runs (they refuse GTP-mode options such
+# as --model: with a network, compare the GTP sessions only).
 set -euo pipefail
 if [ $# -lt 2 ]; then
     echo "usage: $0 BINARY_A BINARY_B [PLAYOUTS]" >&2
@@ -90,6 +92,10 @@ bench_search() { # BINARY SIZE PLAYOUTS
 }
 
 for size in 9 13 19; do
+    if [ "${SAME_MOVES_BENCH:-1}" = 0 ]; then
+        echo "skip  bench --search (SAME_MOVES_BENCH=0)"
+        break
+    fi
     case $size in 9) p=30000 ;; 13) p=10000 ;; *) p=5000 ;; esac
     ra=$(bench_search "$a" $size $p | grep -oE '(size|playouts|nodes)=[0-9]+' | tr '\n' ' ')
     rb=$(bench_search "$b" $size $p | grep -oE '(size|playouts|nodes)=[0-9]+' | tr '\n' ' ')
