@@ -1,7 +1,8 @@
 //! Dense layers in bf16 (issue 45): weights and inputs rounded to bf16 (8 bits of
 //! mantissa), products summed in fp32 by AVX512-BF16's `vdpbf16ps`, which does twice the
 //! multiply-adds of an fp32 FMA per instruction. Weights are packed once per layer, two
-//! input channels to a 32-bit lane (`[pair][out]`); a layer's inputs are packed per call
+//! input channels to a 32-bit lane, each block of 64 outputs together
+//! (`[block][pair][out]`); a layer's inputs are packed per call
 //! the same way (`[pair][point]`), 16 points at a time. Only on CPUs with AVX512-BF16, and only for layers
 //! whose outputs come in whole blocks of 64 ([`usable`]); the forward pass falls back on
 //! fp32 elsewhere. Knows nothing of models, boards or evaluation.
@@ -48,10 +49,16 @@ pub fn usable(outputs: usize) -> bool {
     outputs.is_multiple_of(BLOCK) && available()
 }
 
-/// The weights `w` (`inputs x outputs`, row-major) as bf16 pairs of input channels:
-/// element `[j][o]` holds `w[2j][o]` in its low half and `w[2j + 1][o]` (0 past the
-/// last input) in its high half.
+/// The weights `w` (`inputs x outputs`, row-major; `outputs` a multiple of [`BLOCK`]) as
+/// bf16 pairs of input channels, one block of [`BLOCK`] outputs after another, so that the
+/// kernel reads each block's weights in one run: element `[b][j][o]` holds
+/// `w[2j][b BLOCK + o]` in its low half and `w[2j + 1][b BLOCK + o]` (0 past the last
+/// input) in its high half.
 pub fn pack_weights(w: &[f32], inputs: usize, outputs: usize) -> Vec<u32> {
+    assert!(
+        outputs.is_multiple_of(BLOCK),
+        "{outputs} outputs are not whole blocks"
+    );
     let pairs = inputs.div_ceil(2);
     let mut out = vec![0u32; pairs * outputs];
     for j in 0..pairs {
@@ -62,7 +69,7 @@ pub fn pack_weights(w: &[f32], inputs: usize, outputs: usize) -> Vec<u32> {
             } else {
                 0.0
             };
-            out[j * outputs + o] = pair(lo, hi);
+            out[((o / BLOCK) * pairs + j) * BLOCK + o % BLOCK] = pair(lo, hi);
         }
     }
     out
@@ -196,16 +203,16 @@ mod kernel {
         for ob in (0..outputs).step_by(BLOCK) {
             let mut p = 0;
             while p + POINTS <= width {
-                tile::<POINTS>(wp, pairs, outputs, ob, xp, p, width, out);
+                tile::<POINTS>(wp, pairs, ob, xp, p, width, out);
                 p += POINTS;
             }
             match width - p {
                 0 => {}
-                1 => tile::<1>(wp, pairs, outputs, ob, xp, p, width, out),
-                2 => tile::<2>(wp, pairs, outputs, ob, xp, p, width, out),
-                3 => tile::<3>(wp, pairs, outputs, ob, xp, p, width, out),
-                4 => tile::<4>(wp, pairs, outputs, ob, xp, p, width, out),
-                _ => tile::<5>(wp, pairs, outputs, ob, xp, p, width, out),
+                1 => tile::<1>(wp, pairs, ob, xp, p, width, out),
+                2 => tile::<2>(wp, pairs, ob, xp, p, width, out),
+                3 => tile::<3>(wp, pairs, ob, xp, p, width, out),
+                4 => tile::<4>(wp, pairs, ob, xp, p, width, out),
+                _ => tile::<5>(wp, pairs, ob, xp, p, width, out),
             }
         }
     }
@@ -218,7 +225,6 @@ mod kernel {
     unsafe fn tile<const M: usize>(
         wp: &[u32],
         pairs: usize,
-        outputs: usize,
         ob: usize,
         xp: &[u32],
         p0: usize,
@@ -226,10 +232,10 @@ mod kernel {
         out: &mut [f32],
     ) {
         let mut acc = [[_mm512_setzero_ps(); 4]; M];
-        let w = wp.as_ptr().add(ob);
+        let w = wp.as_ptr().add(ob * pairs);
         let x = xp.as_ptr().add(p0);
         for j in 0..pairs {
-            let row = w.add(j * outputs);
+            let row = w.add(j * BLOCK);
             let points = x.add(j * width);
             let wv: [__m512bh; 4] = [
                 std::mem::transmute::<__m512i, __m512bh>(_mm512_loadu_si512(row as *const _)),
