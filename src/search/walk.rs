@@ -22,7 +22,7 @@ pub(super) fn allowed(config: &SearchConfig, board: &Board, color: Color, mv: Mo
 
 /// One worker's scratch state.
 pub(super) struct Worker {
-    pub(super) board: Board,
+    board: Board,
     rng: PlayoutRng,
     path: Vec<(NodeId, Color)>,
     amaf: Vec<u8>,
