@@ -48,6 +48,11 @@ const HONOURED: &[(&str, &str, &str)] = &[
         "--nn's positions a pass, or the search's nn-batch",
     ),
     ("bench", "in-search", "--nn's mode: a search's network runs"),
+    (
+        "bench",
+        "profile",
+        "--nn's second line: a pass's time by kind of layer",
+    ),
     ("bench", "precision", "--nn's dense layers in fp32 or bf16"),
     ("bench", "playouts", "Limits::playouts of the search"),
     ("bench", "max-memory", "SearchConfig::max_memory"),
@@ -331,6 +336,21 @@ fn bench_nn_reports_what_it_was_given() {
         field(&line, "visits=") >= field(&line, "evals=") - 1.0,
         "{line}"
     );
+    // The profile's line: every kind of layer, shares of the pass that add up to one.
+    let text = stdout(&bench(&["--profile"]));
+    let profile = text.lines().nth(1).unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        profile.starts_with(&format!("mode=nn-profile model={} size=9 ", net.name())),
+        "{profile}"
+    );
+    assert!(field(profile, "passes=") >= 1.0, "{profile}");
+    let shares: f64 = profile
+        .split_whitespace()
+        .filter_map(|f| f.split_once("ms/"))
+        .map(|(_, share)| share.parse::<f64>().expect("a share"))
+        .sum();
+    assert!((shares - 1.0).abs() < 0.01, "{profile}");
+    assert_eq!(profile.matches("ms/").count(), 7, "{profile}");
     let line = stdout(&bench(&["--precision", "fp32"]));
     assert!(line.contains(" precision=fp32 "), "{line}");
     // bf16 where the CPU has it; refused, saying why, where it does not.

@@ -238,6 +238,16 @@ impl<'m> Evaluator<'m> {
         self.forward.set_bf16(on)
     }
 
+    /// Adds up the network's time by kind of layer from now on (`true`) or stops.
+    pub fn set_profiling(&mut self, on: bool) {
+        self.forward.set_profiling(on);
+    }
+
+    /// The network's time by kind of layer, over the passes run while profiling.
+    pub fn profile(&self) -> &super::profile::Profile {
+        self.forward.profile()
+    }
+
     /// The evaluations of `requests`, in their order. Those the cache holds come from it;
     /// the others go through the network, those of one symmetry in one batch (its
     /// weights read once for all; with a cache, a position asked twice runs once), a mean

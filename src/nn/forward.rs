@@ -16,9 +16,11 @@
 
 use super::model::{Attention, Block, Model, Rope, TrunkTip};
 use super::ops::{
-    activate, add, add_bias, add_channel_bias, bn_act, conv, dense, gemm, gpool, matmul, rms_norm,
-    scale_columns, softmax_rows_unnormalised, swiglu, transformer_norm, value_pool, Layout,
+    activate, add, add_bias, add_channel_bias, bf16_weights, bn_act, conv, conv_bf16_weights,
+    dense, gemm, gpool, matmul, rms_norm, scale_columns, softmax_rows_unnormalised, swiglu,
+    transformer_norm, value_pool, Layout, Write,
 };
+use super::profile::{Part, Profile};
 
 /// Why a network cannot be run by this forward pass.
 #[derive(Debug, thiserror::Error)]
@@ -79,8 +81,9 @@ struct Scratch {
     attn_packed: Vec<u32>,
     /// Per query point, the reciprocal of its softmax row's sum.
     row_scale: Vec<f32>,
-    /// The bf16 kernel's packed inputs.
+    /// The bf16 kernel's packed inputs, and a second set (a feed-forward's hidden layer).
     xp: super::ops::Packed,
+    hp: super::ops::Packed,
     /// Whether the dense layers and 1x1 convolutions run in bf16.
     bf16: bool,
     /// Per-point inverse root mean squares of the RMSNorms.
@@ -89,6 +92,8 @@ struct Scratch {
     mids: Vec<Vec<f32>>,
     /// RoPE cosines and sines per attention block and board size.
     rope: Vec<RopeTable>,
+    /// Time by kind of layer, when profiling.
+    prof: Profile,
 }
 
 struct RopeTable {
@@ -154,6 +159,16 @@ impl<'m> Forward<'m> {
         true
     }
 
+    /// Adds up the time of each kind of layer from now on (`true`) or stops.
+    pub fn set_profiling(&mut self, on: bool) {
+        self.s.prof.set_on(on);
+    }
+
+    /// The time of each kind of layer so far, over the passes run while profiling.
+    pub fn profile(&self) -> &Profile {
+        &self.s.prof
+    }
+
     /// Runs the network on `spatial` (`input channels x size x size`) and `global`.
     pub fn run(&mut self, size: usize, spatial: &[f32], global: &[f32]) -> &RawOutput {
         self.run_until(size, spatial, global, &|| false)
@@ -203,6 +218,7 @@ impl<'m> Forward<'m> {
         let _flush = super::ops::FlushDenormals::new();
         let t = &m.trunk;
         let s = &mut self.s;
+        let clock = s.prof.start();
 
         // Initial conv, plus a per-channel bias from the globals.
         conv(
@@ -218,6 +234,7 @@ impl<'m> Forward<'m> {
             matmul(&t.initial_matmul, g, &mut s.vec1);
             add_channel_bias(&mut self.trunk, &s.vec1, area, batch, b);
         }
+        s.prof.add(Part::Input, clock);
 
         for block in &t.blocks {
             if stop() {
@@ -225,6 +242,7 @@ impl<'m> Forward<'m> {
             }
             apply_block(block, size, batch, &mut self.trunk, s, 0);
         }
+        let clock = s.prof.start();
         let width = batch * area;
         match &t.tip {
             TrunkTip::BatchNorm(tip) => bn_act(&mut self.trunk, tip, t.tip_activation, width),
@@ -240,6 +258,10 @@ impl<'m> Forward<'m> {
 
         self.policy_head();
         self.value_head();
+        self.s.prof.add(Part::Outputs, clock);
+        if clock.is_some() {
+            self.s.prof.passes += 1;
+        }
         for out in &mut self.out[..batch] {
             out.size = size;
         }
@@ -368,9 +390,11 @@ fn apply_block(
     let width = batch * area;
     match block {
         Block::Ordinary(b) => {
+            let t = s.prof.start();
             s.a.clear();
             s.a.extend_from_slice(x);
             bn_act(&mut s.a, &b.pre_bn, b.pre_activation, width);
+            let t = s.prof.add(Part::ElementWise, t);
             conv(
                 &b.regular_conv,
                 size,
@@ -380,7 +404,9 @@ fn apply_block(
                 &mut s.cols,
                 s.bf16,
             );
+            let t = s.prof.add(Part::Convolutions, t);
             bn_act(&mut s.b, &b.mid_bn, b.mid_activation, width);
+            let t = s.prof.add(Part::ElementWise, t);
             conv(
                 &b.final_conv,
                 size,
@@ -390,12 +416,16 @@ fn apply_block(
                 &mut s.cols,
                 s.bf16,
             );
+            let t = s.prof.add(Part::Convolutions, t);
             add(x, &s.c);
+            s.prof.add(Part::ElementWise, t);
         }
         Block::GlobalPooling(b) => {
+            let t = s.prof.start();
             s.a.clear();
             s.a.extend_from_slice(x);
             bn_act(&mut s.a, &b.pre_bn, b.pre_activation, width);
+            let t = s.prof.add(Part::ElementWise, t);
             conv(
                 &b.regular_conv,
                 size,
@@ -414,6 +444,7 @@ fn apply_block(
                 &mut s.cols,
                 s.bf16,
             );
+            let t = s.prof.add(Part::Convolutions, t);
             bn_act(&mut s.c, &b.gpool_bn, b.gpool_activation, width);
             for p in 0..batch {
                 gpool(&s.c, area, batch, p, &mut s.pooled);
@@ -421,6 +452,7 @@ fn apply_block(
                 add_channel_bias(&mut s.b, &s.vec1, area, batch, p);
             }
             bn_act(&mut s.b, &b.mid_bn, b.mid_activation, width);
+            let t = s.prof.add(Part::ElementWise, t);
             conv(
                 &b.final_conv,
                 size,
@@ -430,16 +462,47 @@ fn apply_block(
                 &mut s.cols,
                 s.bf16,
             );
+            let t = s.prof.add(Part::Convolutions, t);
             add(x, &s.c);
+            s.prof.add(Part::ElementWise, t);
+        }
+        Block::NestedBottleneck(b)
+            if s.bf16
+                && conv_bf16_weights(&b.pre_conv).is_some()
+                && conv_bf16_weights(&b.post_conv).is_some() =>
+        {
+            // In bf16: each 1x1 convolution's input normalised straight into its packing,
+            // the second one's sums added to the stream.
+            if s.mids.len() <= depth {
+                s.mids.resize_with(depth + 1, Vec::new);
+            }
+            let mut mid = std::mem::take(&mut s.mids[depth]);
+            let t = s.prof.start();
+            s.xp.bn_act(x, &b.pre_bn, b.pre_activation, width);
+            let t = s.prof.add(Part::ElementWise, t);
+            mid.resize(b.pre_conv.out_channels * width, 0.0);
+            s.xp.conv(&b.pre_conv, width, &mut mid, Write::Store);
+            s.prof.add(Part::Convolutions, t);
+            for inner in &b.blocks {
+                apply_block(inner, size, batch, &mut mid, s, depth + 1);
+            }
+            let t = s.prof.start();
+            s.xp.bn_act(&mid, &b.post_bn, b.post_activation, width);
+            let t = s.prof.add(Part::ElementWise, t);
+            s.xp.conv(&b.post_conv, width, x, Write::Add);
+            s.prof.add(Part::Convolutions, t);
+            s.mids[depth] = mid;
         }
         Block::NestedBottleneck(b) => {
             if s.mids.len() <= depth {
                 s.mids.resize_with(depth + 1, Vec::new);
             }
             let mut mid = std::mem::take(&mut s.mids[depth]);
+            let t = s.prof.start();
             s.a.clear();
             s.a.extend_from_slice(x);
             bn_act(&mut s.a, &b.pre_bn, b.pre_activation, width);
+            let t = s.prof.add(Part::ElementWise, t);
             conv(
                 &b.pre_conv,
                 size,
@@ -449,10 +512,13 @@ fn apply_block(
                 &mut s.cols,
                 s.bf16,
             );
+            s.prof.add(Part::Convolutions, t);
             for inner in &b.blocks {
                 apply_block(inner, size, batch, &mut mid, s, depth + 1);
             }
+            let t = s.prof.start();
             bn_act(&mut mid, &b.post_bn, b.post_activation, width);
+            let t = s.prof.add(Part::ElementWise, t);
             conv(
                 &b.post_conv,
                 size,
@@ -462,20 +528,44 @@ fn apply_block(
                 &mut s.cols,
                 s.bf16,
             );
+            let t = s.prof.add(Part::Convolutions, t);
             add(x, &s.c);
+            s.prof.add(Part::ElementWise, t);
             s.mids[depth] = mid;
         }
         Block::Attention(b) => attention(b, size, batch, x, s),
+        Block::FeedForward(b)
+            if s.bf16
+                && bf16_weights(&b.linear1).is_some()
+                && b.gate.as_ref().and_then(bf16_weights).is_some()
+                && bf16_weights(&b.linear2).is_some() =>
+        {
+            // In bf16: the norm straight into the packing, SwiGLU in the products'
+            // epilogue, the output layer's sums added to the stream.
+            let gate = b.gate.as_ref().expect("checked in Forward::new");
+            let t = s.prof.start();
+            s.xp.norm(x, &b.pre_norm, width, &mut s.norm);
+            let t = s.prof.add(Part::ElementWise, t);
+            s.xp.swiglu(&b.linear1, gate, width, &mut s.hp);
+            s.hp.dense(&b.linear2, width, x, Write::Add);
+            s.prof.add(Part::FeedForward, t);
+        }
         Block::FeedForward(b) => {
+            let t = s.prof.start();
             s.a.clear();
             s.a.extend_from_slice(x);
             transformer_norm(&mut s.a, &b.pre_norm, width, &mut s.norm);
+            let t = s.prof.add(Part::ElementWise, t);
             dense(&b.linear1, &s.a, width, &mut s.b, &mut s.xp, false, s.bf16);
             let gate = b.gate.as_ref().expect("checked in Forward::new");
             dense(gate, &s.a, width, &mut s.c, &mut s.xp, true, s.bf16);
+            let t = s.prof.add(Part::FeedForward, t);
             swiglu(&mut s.b, &s.c);
+            let t = s.prof.add(Part::ElementWise, t);
             dense(&b.linear2, &s.b, width, &mut s.c, &mut s.xp, false, s.bf16);
+            let t = s.prof.add(Part::FeedForward, t);
             add(x, &s.c);
+            s.prof.add(Part::ElementWise, t);
         }
     }
 }
@@ -490,12 +580,31 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
     let d = b.q_head_dim;
     let dv = b.v_head_dim;
     let group = b.heads / b.kv_heads;
-    s.a.clear();
-    s.a.extend_from_slice(x);
-    transformer_norm(&mut s.a, &b.pre_norm, width, &mut s.norm);
-    dense(&b.q, &s.a, width, &mut s.q, &mut s.xp, false, s.bf16);
-    dense(&b.k, &s.a, width, &mut s.k, &mut s.xp, true, s.bf16);
-    dense(&b.v, &s.a, width, &mut s.v, &mut s.xp, true, s.bf16);
+    let fused = s.bf16
+        && [&b.q, &b.k, &b.v, &b.out]
+            .iter()
+            .all(|mm| bf16_weights(mm).is_some());
+    let t = s.prof.start();
+    let t = if fused {
+        // In bf16: the norm straight into the packing the three projections share.
+        s.xp.norm(x, &b.pre_norm, width, &mut s.norm);
+        let t = s.prof.add(Part::ElementWise, t);
+        for (mm, out) in [(&b.q, &mut s.q), (&b.k, &mut s.k), (&b.v, &mut s.v)] {
+            out.resize(mm.out_channels * width, 0.0);
+            s.xp.dense(mm, width, out, Write::Store);
+        }
+        t
+    } else {
+        s.a.clear();
+        s.a.extend_from_slice(x);
+        transformer_norm(&mut s.a, &b.pre_norm, width, &mut s.norm);
+        let t = s.prof.add(Part::ElementWise, t);
+        dense(&b.q, &s.a, width, &mut s.q, &mut s.xp, false, s.bf16);
+        dense(&b.k, &s.a, width, &mut s.k, &mut s.xp, true, s.bf16);
+        dense(&b.v, &s.a, width, &mut s.v, &mut s.xp, true, s.bf16);
+        t
+    };
+    let t = s.prof.add(Part::Projections, t);
     if !matches!(b.rope, Rope::None) {
         let table = rope_table(b, size, &mut s.rope);
         let (cos, sin) = (&s.rope[table].cos, &s.rope[table].sin);
@@ -553,8 +662,18 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
             }
         }
     }
+    let t = s.prof.add(Part::Heads, t);
+    if fused {
+        // The output projection's sums added to the stream.
+        s.xp.pack(&s.b, b.heads * dv, width);
+        s.xp.dense(&b.out, width, x, Write::Add);
+        s.prof.add(Part::Projections, t);
+        return;
+    }
     dense(&b.out, &s.b, width, &mut s.c, &mut s.xp, false, s.bf16);
+    let t = s.prof.add(Part::Projections, t);
     add(x, &s.c);
+    s.prof.add(Part::ElementWise, t);
 }
 
 /// The heads of [`attention`] where the CPU has no AVX-512: per position and head, the

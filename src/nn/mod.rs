@@ -12,6 +12,7 @@ pub mod forward;
 mod ladder;
 pub mod model;
 mod ops;
+pub mod profile;
 
 pub use eval::{cached_bytes, CacheKeys, EvalCache, Evaluation, Evaluator, Request, Symmetry};
 pub use model::{Model, ModelError};

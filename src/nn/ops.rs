@@ -22,18 +22,7 @@ pub(super) fn conv(
 ) {
     let n = batch * size * size;
     debug_assert_eq!(input.len(), c.in_channels * n);
-    if c.kernel_y == 1 && c.kernel_x == 1 && bf16 && super::bf16::usable(c.out_channels) {
-        // A 1x1 convolution is a dense layer whose weights are `out x in`.
-        let wp = c.bf16.get_or_init(|| {
-            let (i, o) = (c.in_channels, c.out_channels);
-            let mut t = vec![0.0; i * o];
-            for oc in 0..o {
-                for ic in 0..i {
-                    t[ic * o + oc] = c.weights[oc * i + ic];
-                }
-            }
-            super::bf16::pack_weights(&t, i, o)
-        });
+    if let Some(wp) = bf16.then(|| conv_bf16_weights(c)).flatten() {
         out.resize(c.out_channels * n, 0.0);
         thread_local! {
             static PACKED: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -54,6 +43,38 @@ pub(super) fn conv(
     // Every element is written by the product: no need to clear what is there.
     out.resize(c.out_channels * n, 0.0);
     gemm_rows(&c.weights, c.out_channels, k, source, n, out);
+}
+
+/// A 1x1 convolution's weights for the bf16 kernel (a dense layer whose weights are
+/// `out x in`), packed on first use; `None` for other kernels, or where the layer cannot
+/// run in bf16 on this CPU.
+pub(super) fn conv_bf16_weights(c: &Conv) -> Option<&[u32]> {
+    if c.kernel_y != 1 || c.kernel_x != 1 || !super::bf16::usable(c.out_channels) {
+        return None;
+    }
+    let wp = c.bf16.get_or_init(|| {
+        let (i, o) = (c.in_channels, c.out_channels);
+        let mut t = vec![0.0; i * o];
+        for oc in 0..o {
+            for ic in 0..i {
+                t[ic * o + oc] = c.weights[oc * i + ic];
+            }
+        }
+        super::bf16::pack_weights(&t, i, o)
+    });
+    Some(wp)
+}
+
+/// A dense layer's weights for the bf16 kernel, packed on first use; `None` where the
+/// layer cannot run in bf16 on this CPU.
+pub(super) fn bf16_weights(mm: &MatMul) -> Option<&[u32]> {
+    if !super::bf16::usable(mm.out_channels) {
+        return None;
+    }
+    let wp = mm
+        .bf16
+        .get_or_init(|| super::bf16::pack_weights(&mm.weights, mm.in_channels, mm.out_channels));
+    Some(wp)
 }
 
 /// The im2col columns of `input` (`in x batch x size x size`) for `c`'s kernel: row
@@ -216,6 +237,80 @@ pub(super) struct Packed {
     valid: bool,
 }
 
+impl Packed {
+    /// The transformer RMSNorm of `x` (`channels x area`; `inv` its scratch), packed for
+    /// the bf16 kernel: the bits [`transformer_norm`] then packing would give, without
+    /// the normalised copy.
+    pub(super) fn norm(&mut self, x: &[f32], n: &TransformerNorm, area: usize, inv: &mut Vec<f32>) {
+        debug_assert_eq!(x.len(), n.channels * area);
+        inverse_rms(x, area, n.epsilon, inv);
+        super::bf16::pack_rows(n.channels, area, &mut self.xp, |c, row| {
+            let w = n.weight[c];
+            for ((o, &v), &r) in row.iter_mut().zip(&x[c * area..]).zip(inv.iter()) {
+                *o = v * (r * w);
+            }
+        });
+        self.valid = true;
+    }
+
+    /// A folded batch norm and an activation of `x` (`channels x area`), packed for the
+    /// bf16 kernel: the bits of [`bn_act`] then packing, `x` unchanged.
+    pub(super) fn bn_act(&mut self, x: &[f32], bn: &BatchNorm, act: Activation, area: usize) {
+        debug_assert_eq!(x.len(), bn.channels * area);
+        super::bf16::pack_rows(bn.channels, area, &mut self.xp, |c, row| {
+            row.copy_from_slice(&x[c * area..(c + 1) * area]);
+            scale_bias_act(row, bn.scale[c], bn.bias[c], act);
+        });
+        self.valid = true;
+    }
+
+    /// `x` packed for the bf16 kernel.
+    pub(super) fn pack(&mut self, x: &[f32], channels: usize, area: usize) {
+        super::bf16::pack_inputs(x, channels, area, &mut self.xp);
+        self.valid = true;
+    }
+
+    /// SwiGLU of two dense layers (`silu(linear1) * gate`) on these packed inputs, into
+    /// `out` packed for the next layer, in bf16: the bits of [`dense`] twice, [`swiglu`]
+    /// and packing.
+    pub(super) fn swiglu(&self, linear1: &MatMul, gate: &MatMul, area: usize, out: &mut Packed) {
+        assert!(self.valid, "no packed inputs");
+        let (w1, wg) = (
+            bf16_weights(linear1).expect("checked by the caller"),
+            bf16_weights(gate).expect("checked by the caller"),
+        );
+        super::bf16::swiglu(
+            w1,
+            wg,
+            linear1.in_channels,
+            linear1.out_channels,
+            &self.xp,
+            area,
+            &mut out.xp,
+        );
+        out.valid = true;
+    }
+
+    /// A dense layer on these packed inputs, in bf16, its outputs written into `out` or
+    /// added to it.
+    pub(super) fn dense(&self, mm: &MatMul, area: usize, out: &mut [f32], write: Write) {
+        assert!(self.valid, "no packed inputs");
+        let wp = bf16_weights(mm).expect("checked by the caller");
+        let (i, o) = (mm.in_channels, mm.out_channels);
+        super::bf16::dense_packed(wp, i, o, &self.xp, area, out, write);
+    }
+
+    /// A 1x1 convolution on these packed inputs, in bf16, written into `out` or added.
+    pub(super) fn conv(&self, c: &Conv, area: usize, out: &mut [f32], write: Write) {
+        assert!(self.valid, "no packed inputs");
+        let wp = conv_bf16_weights(c).expect("checked by the caller");
+        let (i, o) = (c.in_channels, c.out_channels);
+        super::bf16::dense_packed(wp, i, o, &self.xp, area, out, write);
+    }
+}
+
+pub(super) use super::bf16::Write;
+
 /// The precision of the dense layers and 1x1 convolutions, as the programs' knob names it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Precision {
@@ -353,10 +448,7 @@ pub(super) fn dense(
 ) {
     debug_assert_eq!(x.len(), mm.in_channels * area);
     out.resize(mm.out_channels * area, 0.0);
-    if bf16 && super::bf16::usable(mm.out_channels) {
-        let wp = mm.bf16.get_or_init(|| {
-            super::bf16::pack_weights(&mm.weights, mm.in_channels, mm.out_channels)
-        });
+    if let Some(wp) = bf16.then(|| bf16_weights(mm)).flatten() {
         let reuse = same_input && packed.valid;
         super::bf16::dense(
             wp,
@@ -958,6 +1050,47 @@ mod tests {
                 let want = (v as f64 * 0.3 - max).exp() / sum;
                 assert!((o as f64 - want).abs() < 1e-6 * want, "{o} vs {want}");
             }
+        }
+    }
+
+    /// The fused SwiGLU gives the bits of the two layers, `ops::swiglu` and packing.
+    #[test]
+    fn swiglu_packs_what_the_layers_and_ops_swiglu_give() {
+        use crate::nn::bf16;
+        let random = |n: usize, seed: &mut u64| -> Vec<f32> {
+            (0..n)
+                .map(|_| {
+                    *seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    ((*seed >> 33) as f32 / (1u64 << 31) as f32) * 4.0 - 2.0
+                })
+                .collect()
+        };
+        if !bf16::available() {
+            eprintln!("skipped: this CPU has no AVX512-BF16");
+            return;
+        }
+        for (inputs, outputs, width) in [(192, 512, 81), (7, 64, 13), (33, 128, 6), (4, 64, 1)] {
+            let mut seed = 7u64;
+            let w1 = random(inputs * outputs, &mut seed);
+            let wg = random(inputs * outputs, &mut seed);
+            let x = random(inputs * width, &mut seed);
+            let (p1, pg) = (
+                bf16::pack_weights(&w1, inputs, outputs),
+                bf16::pack_weights(&wg, inputs, outputs),
+            );
+            let mut xp = Vec::new();
+            let mut a = vec![0.0; outputs * width];
+            let mut g = vec![0.0; outputs * width];
+            bf16::dense(&p1, inputs, outputs, &x, width, &mut a, &mut xp, false);
+            bf16::dense(&pg, inputs, outputs, &x, width, &mut g, &mut xp, true);
+            swiglu(&mut a, &g);
+            let mut want = Vec::new();
+            bf16::pack_inputs(&a, outputs, width, &mut want);
+            let mut got = Vec::new();
+            bf16::swiglu(&p1, &pg, inputs, outputs, &xp, width, &mut got);
+            assert_eq!(got, want, "{inputs}x{outputs} at {width} points");
         }
     }
 }

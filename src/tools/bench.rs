@@ -110,6 +110,10 @@ pub struct BenchArgs {
     /// hits left out), the mean batch, milliseconds a pass, visits a second.
     #[arg(long, requires = "nn")]
     pub in_search: bool,
+    /// With --nn (isolated passes): also a line of where a pass spends its time, by kind
+    /// of layer (milliseconds a pass and shares of the pass).
+    #[arg(long, requires = "nn", conflicts_with = "in_search")]
+    pub profile: bool,
     /// With --nn: the dense layers in fp32 (KataGo's outputs) or bf16 (on CPUs with
     /// AVX512-BF16 only); auto is bf16 where the CPU has it. The output line says which ran.
     #[arg(long, default_value = "auto", requires = "nn", value_parser = ["auto", "fp32", "bf16"])]
@@ -158,6 +162,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                 args.threads,
                 args.batch,
                 args.seed,
+                args.profile,
             )?;
             println!(
                 "mode=nn model={} precision={} size={} threads={} batch={} evals={} seconds={:.2} evals_per_s={:.2} latency_ms_mean={:.2} latency_ms_median={:.2} latency_ms_max={:.2} cpu_ms={} gflops_per_s={:.1} core_peak_gflops={:.1} peak_share={:.2}",
@@ -179,6 +184,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                     / 1e9
                     / (peak * r.threads as f64),
             );
+            if let Some(p) = &r.profile {
+                println!("{}", profile_line(&model.name, size, p));
+            }
         }
         return Ok(());
     }
@@ -236,6 +244,30 @@ pub struct NnBenchResult {
     /// less than `threads x seconds` when other processes shared the cores.
     pub cpu_seconds: Option<f64>,
     pub seconds: f64,
+    /// With profiling, the time by kind of layer over every thread's timed passes.
+    pub profile: Option<crate::nn::profile::Profile>,
+}
+
+/// `bench --nn --profile`'s line: per kind of layer, milliseconds a pass and its share of
+/// the pass.
+fn profile_line(model: &str, size: usize, p: &crate::nn::profile::Profile) -> String {
+    use crate::nn::profile::Part;
+    let passes = p.passes.max(1) as f64;
+    let total = p.total().max(1e-12);
+    let mut line = format!(
+        "mode=nn-profile model={model} size={size} passes={} ms_per_pass={:.3}",
+        p.passes,
+        1e3 * p.total() / passes
+    );
+    for part in Part::ALL {
+        line += &format!(
+            " {}={:.3}ms/{:.3}",
+            part.name(),
+            1e3 * p.seconds(part) / passes,
+            p.seconds(part) / total
+        );
+    }
+    line
 }
 
 impl NnBenchResult {
@@ -379,6 +411,7 @@ pub fn nn_bench(
     threads: usize,
     batch: usize,
     seed: u64,
+    profile: bool,
 ) -> anyhow::Result<NnBenchResult> {
     use crate::nn::eval::{Evaluator, Request};
     use crate::nn::features::InputRules;
@@ -389,14 +422,14 @@ pub fn nn_bench(
     // Checked once here so that the threads cannot fail.
     Evaluator::new(model)?;
     let barrier = Barrier::new(threads + 1);
-    let (latencies, cpu_seconds, seconds) = std::thread::scope(|s| {
+    let (latencies, cpu_seconds, seconds, prof) = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let barrier = &barrier;
                 s.spawn(move || {
                     let mut eval = Evaluator::new(model).expect("checked above");
                     let mut sym = (seed as usize).wrapping_add(t) % 8;
-                    let mut pass = |sym: &mut usize| {
+                    let pass = |eval: &mut Evaluator, sym: &mut usize| {
                         let requests: Vec<Request> = (0..batch)
                             .map(|_| {
                                 *sym = (*sym + 1) % 8;
@@ -405,18 +438,19 @@ pub fn nn_bench(
                             .collect();
                         std::hint::black_box(eval.evaluate(&requests, &|| false));
                     };
-                    pass(&mut sym);
+                    pass(&mut eval, &mut sym);
+                    eval.set_profiling(profile);
                     barrier.wait();
                     let start = Instant::now();
                     let cpu0 = thread_cpu_seconds();
                     let mut latencies = Vec::new();
                     while start.elapsed().as_secs_f64() < seconds {
                         let t0 = Instant::now();
-                        pass(&mut sym);
+                        pass(&mut eval, &mut sym);
                         latencies.push(t0.elapsed().as_secs_f64());
                     }
                     let cpu = thread_cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
-                    (latencies, cpu)
+                    (latencies, cpu, eval.profile().clone())
                 })
             })
             .collect();
@@ -424,12 +458,14 @@ pub fn nn_bench(
         let start = Instant::now();
         let mut all = Vec::new();
         let mut cpu = Some(0.0);
+        let mut prof = crate::nn::profile::Profile::default();
         for h in handles {
-            let (l, c) = h.join().unwrap_or_default();
+            let (l, c, p) = h.join().unwrap_or_default();
             all.extend(l);
             cpu = cpu.zip(c).map(|(a, b)| a + b);
+            prof.merge(&p);
         }
-        (all, cpu, start.elapsed().as_secs_f64())
+        (all, cpu, start.elapsed().as_secs_f64(), prof)
     });
     Ok(NnBenchResult {
         threads,
@@ -437,6 +473,7 @@ pub fn nn_bench(
         latencies,
         cpu_seconds,
         seconds,
+        profile: profile.then_some(prof),
     })
 }
 
