@@ -414,38 +414,11 @@ mod kernel {
         _mm512_div_ps(_mm512_set1_ps(1.0), sum)
     }
 
-    /// `e^x` for `x <= 0` within 2 ulp, 0 below -87: the polynomial of the element-wise
-    /// kernels' `exp` (Cephes' `expf`), sixteen lanes at a time.
+    /// `e^x` as the element-wise kernels compute it (Cephes' `expf`), 16 lanes.
     #[inline]
     #[target_feature(enable = "avx512f")]
     unsafe fn exp(x: __m512) -> __m512 {
-        let xc = _mm512_max_ps(x, _mm512_set1_ps(-87.0));
-        let round = _mm512_set1_ps(12_582_912.0);
-        let t = _mm512_fmadd_ps(xc, _mm512_set1_ps(std::f32::consts::LOG2_E), round);
-        let n = _mm512_sub_ps(t, round);
-        let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693_359_4), xc);
-        let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.121_944_4e-4), r);
-        let mut p = _mm512_set1_ps(1.987_569_1e-4);
-        for c in [
-            1.398_2e-3,
-            8.333_452e-3,
-            4.166_579_6e-2,
-            1.666_666_5e-1,
-            0.5,
-        ] {
-            p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c));
-        }
-        let p = _mm512_add_ps(
-            _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r),
-            _mm512_set1_ps(1.0),
-        );
-        let bits = _mm512_slli_epi32::<23>(_mm512_sub_epi32(
-            _mm512_castps_si512(t),
-            _mm512_set1_epi32(0x4B40_0000 - 127),
-        ));
-        let e = _mm512_mul_ps(p, _mm512_castsi512_ps(bits));
-        let tiny = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, _mm512_set1_ps(-87.0));
-        _mm512_mask_mov_ps(e, tiny, _mm512_setzero_ps())
+        crate::nn::bf16::kernel::exp(x)
     }
 }
 

@@ -204,7 +204,7 @@ fn pack_pair(x: &[f32], n: usize, width: usize, out: &mut [u32]) {
 /// `x` (`inputs x width`, channel-major) as bf16 pairs of input channels: element
 /// `[j][p]` holds `x[2j][p]` low and `x[2j + 1][p]` (0 past the last input) high, each
 /// rounded as [`to_bf16`] rounds.
-pub(super) fn pack_inputs(x: &[f32], inputs: usize, width: usize, xp: &mut Vec<u32>) {
+pub fn pack_inputs(x: &[f32], inputs: usize, width: usize, xp: &mut Vec<u32>) {
     let pairs = inputs.div_ceil(2);
     xp.clear();
     xp.resize(width * pairs, 0);
@@ -238,7 +238,7 @@ fn pack_inputs_scalar(x: &[f32], inputs: usize, width: usize, xp: &mut [u32]) {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod kernel {
+pub(super) mod kernel {
     use super::{BLOCK, POINTS};
     use std::arch::x86_64::*;
 
@@ -475,10 +475,11 @@ mod kernel {
         _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0), exp(neg)))
     }
 
-    /// `e^x` as `ops`' element-wise `exp` computes it (Cephes' `expf`), 16 lanes.
+    /// `e^x` as `ops`' element-wise `exp` computes it (Cephes' `expf`: within 2 ulp, 0
+    /// below -87), 16 lanes; also the softmax's of `attend`.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn exp(x: __m512) -> __m512 {
+    pub(in crate::nn) unsafe fn exp(x: __m512) -> __m512 {
         let xc = _mm512_min_ps(
             _mm512_max_ps(x, _mm512_set1_ps(-87.0)),
             _mm512_set1_ps(88.0),
@@ -510,6 +511,19 @@ mod kernel {
         let tiny = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, _mm512_set1_ps(-87.0));
         _mm512_mask_mov_ps(e, tiny, _mm512_setzero_ps())
     }
+}
+
+/// Values in [-2, 2) from a seeded generator, for the tests of the kernels.
+#[cfg(test)]
+pub(super) fn test_values(n: usize, seed: &mut u64) -> Vec<f32> {
+    (0..n)
+        .map(|_| {
+            *seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((*seed >> 33) as f32 / (1u64 << 31) as f32) * 4.0 - 2.0
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -612,17 +626,6 @@ mod tests {
         }
     }
 
-    fn random(n: usize, seed: &mut u64) -> Vec<f32> {
-        (0..n)
-            .map(|_| {
-                *seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((*seed >> 33) as f32 / (1u64 << 31) as f32) * 4.0 - 2.0
-            })
-            .collect()
-    }
-
     /// Rows computed on the fly pack as the whole input does; sums added are the sums
     /// written plus what was there.
     #[test]
@@ -633,9 +636,9 @@ mod tests {
         }
         for (inputs, outputs, width) in [(192, 192, 81), (9, 64, 17), (384, 192, 361)] {
             let mut seed = 11u64;
-            let w = random(inputs * outputs, &mut seed);
-            let x = random(inputs * width, &mut seed);
-            let base = random(outputs * width, &mut seed);
+            let w = test_values(inputs * outputs, &mut seed);
+            let x = test_values(inputs * width, &mut seed);
+            let base = test_values(outputs * width, &mut seed);
             let wp = pack_weights(&w, inputs, outputs);
             let mut whole = Vec::new();
             pack_inputs(&x, inputs, width, &mut whole);

@@ -1057,16 +1057,7 @@ mod tests {
     #[test]
     fn swiglu_packs_what_the_layers_and_ops_swiglu_give() {
         use crate::nn::bf16;
-        let random = |n: usize, seed: &mut u64| -> Vec<f32> {
-            (0..n)
-                .map(|_| {
-                    *seed = seed
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    ((*seed >> 33) as f32 / (1u64 << 31) as f32) * 4.0 - 2.0
-                })
-                .collect()
-        };
+        let random = bf16::test_values;
         if !bf16::available() {
             eprintln!("skipped: this CPU has no AVX512-BF16");
             return;

@@ -1,0 +1,87 @@
+//! Benches of the bf16 kernel alone, on the shapes of b10c384's layers at 9x9 and 19x19:
+//! GFLOP/s with the inputs already packed (the kernel's own speed, weights in cache after
+//! the warm-up) and with the packing, against the core's fp32 multiply-add peak measured in
+//! the same run (AVX512-BF16 does twice its multiply-adds). `cargo bench --bench bf16
+//! [-- FILTER]`; nothing on a CPU without AVX512-BF16.
+
+mod common;
+
+use std::hint::black_box;
+use tengen::nn::bf16;
+
+/// Values in [-1, 1) from a seeded generator.
+fn values(n: usize, seed: &mut u64) -> Vec<f32> {
+    (0..n)
+        .map(|_| {
+            *seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((*seed >> 33) as f32 / (1u64 << 31) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+fn main() {
+    if !bf16::available() {
+        println!("this CPU has no AVX512-BF16: no bf16 benches");
+        return;
+    }
+    let filter = common::filter();
+    let peak = (0..5)
+        .map(|_| tengen::nn::fma_peak_gflops(1 << 22))
+        .fold(0.0, f64::max);
+    println!("one core's fp32 multiply-add peak {peak:.1} GFLOP/s, bf16 twice that");
+    // (inputs, outputs, points): projections, linear1 and gate, linear2, the bottleneck's
+    // 1x1 convolutions, at 81 and 361 points; and one tile's worth, in L1.
+    let shapes = [
+        (192, 192, 81),
+        (192, 512, 81),
+        (512, 192, 81),
+        (384, 192, 81),
+        (192, 384, 81),
+        (192, 192, 361),
+        (192, 512, 361),
+        (512, 192, 361),
+        (192, 64, 6),
+    ];
+    let mut seed = 1u64;
+    for (inputs, outputs, width) in shapes {
+        let w = values(inputs * outputs, &mut seed);
+        let x = values(inputs * width, &mut seed);
+        let wp = bf16::pack_weights(&w, inputs, outputs);
+        let mut out = vec![0.0f32; outputs * width];
+        let mut xp = Vec::new();
+        bf16::pack_inputs(&x, inputs, width, &mut xp);
+        let flops = 2 * (inputs * outputs * width) as u64;
+        let report = |what: &str, t: Option<common::Timing>| {
+            if let Some(t) = t {
+                let gflops = 1.0 / t.median / 1e9;
+                println!(
+                    "{what:<32} {gflops:>7.1} GFLOP/s  {:>5.2} of the bf16 peak",
+                    gflops / (2.0 * peak)
+                );
+            }
+        };
+        let name = format!("dense/{inputs}x{outputs}@{width}");
+        let t = common::time(&name, &filter, flops, || {
+            bf16::dense_packed(
+                &wp,
+                inputs,
+                outputs,
+                &xp,
+                width,
+                &mut out,
+                bf16::Write::Store,
+            );
+            black_box(&out);
+        });
+        report(&name, t);
+        let name = format!("pack+dense/{inputs}x{outputs}@{width}");
+        let mut xp2 = Vec::new();
+        let t = common::time(&name, &filter, flops, || {
+            bf16::dense(&wp, inputs, outputs, &x, width, &mut out, &mut xp2, false);
+            black_box(&out);
+        });
+        report(&name, t);
+    }
+}
