@@ -326,6 +326,20 @@ pub static KNOBS: &[Knob] = &[
         },
     },
     Knob {
+        key: "puct-root-symmetries",
+        help: "symmetries the root is evaluated in: 1, or the mean of all 8 (KataGo's rootNumSymmetriesToSample)",
+        range: "1|8",
+        get: |s| s.search.puct.root_symmetries.to_string(),
+        set: |s, v| {
+            s.search.puct.root_symmetries = match v.trim() {
+                "1" => 1,
+                "8" => 8,
+                _ => return Err(format!("{v} is not 1 or 8")),
+            };
+            Ok(())
+        },
+    },
+    Knob {
         key: "puct-uncertainty",
         help: "KataGo's uncertainty weighting of evaluations by the short-term error heads, its coefficient (0: off)",
         range: "0..=1",

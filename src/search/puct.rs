@@ -73,6 +73,10 @@ pub struct PuctConfig {
     /// effect on a network without one).
     pub optimism: f64,
     pub root_optimism: f64,
+    /// KataGo's `rootNumSymmetriesToSample` as a choice of two: the root's policy and
+    /// value from one symmetry (1) or the mean of all eight (8), seven more evaluations a
+    /// move for a steadier prior where visits are few.
+    pub root_symmetries: usize,
     /// KataGo's uncertainty weighting (`uncertaintyCoeff`; 0: off): each evaluation
     /// weighs `k / (u + k / max)` in its nodes' means, `u` the utility's uncertainty by
     /// the network's short-term error heads, `max` [`PuctConfig::uncertainty_max_weight`].
@@ -112,6 +116,7 @@ impl Default for PuctConfig {
             lcb_stdevs: 5.0,
             optimism: 1.0,
             root_optimism: 0.2,
+            root_symmetries: 1,
             uncertainty: 0.0,
             uncertainty_max_weight: 8.0,
             fpu_parent_nn_pow: 0.0,
@@ -224,10 +229,13 @@ fn child(mv: Move, policy: f32) -> NewChild {
     }
 }
 
-/// The network's evaluation of the root, in the first symmetry and with the root's
-/// policy optimism.
+/// The network's evaluation of the root, in the first symmetry or the mean of the eight
+/// ([`PuctConfig::root_symmetries`]), with the root's policy optimism.
 fn root_evaluation(net: &NetRoot, cfg: &PuctConfig) -> Evaluation {
-    let request = LeafRequest::new(net.game, net.rules, 0).optimism(cfg.root_optimism as f32);
+    let mut request = LeafRequest::new(net.game, net.rules, 0).optimism(cfg.root_optimism as f32);
+    if cfg.root_symmetries == 8 {
+        request = request.symmetry(crate::nn::Symmetry::Mean);
+    }
     net.source
         .evaluator(net.cache)
         .evaluate(&[request], &|| false)
