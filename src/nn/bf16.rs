@@ -1,19 +1,25 @@
 //! Dense layers in bf16 (issue 45): weights and inputs rounded to bf16 (8 bits of
 //! mantissa), products summed in fp32 by AVX512-BF16's `vdpbf16ps`, which does twice the
 //! multiply-adds of an fp32 FMA per instruction. Weights are packed once per layer, two
-//! input channels to a 32-bit lane, each block of 64 outputs together
-//! (`[block][pair][out]`); a layer's inputs are packed per call the same way
-//! (`[pair][point]`), 16 points at a time, or a channel at a time as a norm computes them
-//! ([`pack_rows`]). A layer's sums are written, or added to a residual stream; SwiGLU's two
+//! input channels to a 32-bit lane, eight outputs together (`[group][pair][out]`); a
+//! layer's inputs are packed per call the same way (`[pair][point]`), 16 points at a time,
+//! or a channel at a time as a norm computes them ([`pack_rows`]). A tile of the kernel is
+//! eight outputs at 48 points: registers of 16 points, each output's weights broadcast, so
+//! every output row is written a register at a time. A layer's sums are written, or added to a residual stream; SwiGLU's two
 //! layers run as one ([`swiglu`]) whose output is already packed for the next. Only on CPUs
 //! with AVX512-BF16, and only for layers whose outputs come in whole blocks of 64
 //! ([`usable`]); the forward pass falls back on fp32 elsewhere. Knows nothing of models,
 //! boards or evaluation.
 
-/// Output channels one pass of the kernel computes (4 vectors of 16).
+/// Outputs a layer must come in whole blocks of to run in bf16 (the multiple every layer
+/// of the trunk has).
 pub const BLOCK: usize = 64;
-/// Points one tile of the kernel computes.
-const POINTS: usize = 6;
+/// Outputs one tile of the kernel computes, each a broadcast weight pair.
+const OUTS: usize = 8;
+/// Registers of 16 points one tile of the kernel computes.
+const VECS: usize = 3;
+/// Points one tile covers.
+const TILE: usize = 16 * VECS;
 
 /// `x` rounded to the nearest bf16 (ties to even), as its 16 bits.
 pub fn to_bf16(x: f32) -> u16 {
@@ -53,10 +59,9 @@ pub fn usable(outputs: usize) -> bool {
 }
 
 /// The weights `w` (`inputs x outputs`, row-major; `outputs` a multiple of [`BLOCK`]) as
-/// bf16 pairs of input channels, one block of [`BLOCK`] outputs after another, so that the
-/// kernel reads each block's weights in one run: element `[b][j][o]` holds
-/// `w[2j][b BLOCK + o]` in its low half and `w[2j + 1][b BLOCK + o]` (0 past the last
-/// input) in its high half.
+/// bf16 pairs of input channels, [`OUTS`] outputs at a time: element `[b][j][o]` holds
+/// `w[2j][b OUTS + o]` in its low half and `w[2j + 1][b OUTS + o]` (0 past the last input)
+/// in its high half, so that a tile broadcasts one group's weights of a pair from one run.
 pub fn pack_weights(w: &[f32], inputs: usize, outputs: usize) -> Vec<u32> {
     assert!(
         outputs.is_multiple_of(BLOCK),
@@ -72,7 +77,7 @@ pub fn pack_weights(w: &[f32], inputs: usize, outputs: usize) -> Vec<u32> {
             } else {
                 0.0
             };
-            out[((o / BLOCK) * pairs + j) * BLOCK + o % BLOCK] = pair(lo, hi);
+            out[((o / OUTS) * pairs + j) * OUTS + o % OUTS] = pair(lo, hi);
         }
     }
     out
@@ -239,21 +244,38 @@ fn pack_inputs_scalar(x: &[f32], inputs: usize, width: usize, xp: &mut [u32]) {
 
 #[cfg(target_arch = "x86_64")]
 pub(super) mod kernel {
-    use super::{BLOCK, POINTS};
+    use super::{OUTS, TILE, VECS};
     use std::arch::x86_64::*;
 
-    /// Calls `$f::<M>` for a tile of `$m` points (1 to [`POINTS`]).
-    macro_rules! by_points {
-        ($m:expr, $f:ident($($a:expr),*)) => {
-            match $m {
+    /// Calls `$f::<V>` for a tile of `$v` registers of points (1 to [`VECS`]).
+    macro_rules! by_vecs {
+        ($v:expr, $f:ident($($a:expr),*)) => {
+            match $v {
                 1 => $f::<1>($($a),*),
                 2 => $f::<2>($($a),*),
-                3 => $f::<3>($($a),*),
-                4 => $f::<4>($($a),*),
-                5 => $f::<5>($($a),*),
-                _ => $f::<POINTS>($($a),*),
+                _ => $f::<VECS>($($a),*),
             }
         };
+    }
+
+    /// The lanes of a register of 16 points that `n` points left fill.
+    #[inline]
+    fn mask_of(n: usize) -> __mmask16 {
+        if n >= 16 {
+            0xffff
+        } else {
+            (1u16 << n) - 1
+        }
+    }
+
+    /// The masks of a tile's registers, `n` points from its first, and how many registers
+    /// hold any.
+    #[inline]
+    fn tile_masks(n: usize) -> ([__mmask16; VECS], usize) {
+        (
+            std::array::from_fn(|v| mask_of(n.saturating_sub(16 * v))),
+            n.div_ceil(16),
+        )
     }
 
     /// The bits of [`super::to_bf16`] of each lane, in the low half of its 32 (ties to
@@ -300,8 +322,8 @@ pub(super) mod kernel {
         }
     }
 
-    /// Every block of 64 outputs (the block's weights one run, read again by each
-    /// tile), every tile of points.
+    /// Every tile of points (its inputs, read by every group of outputs, stay in cache),
+    /// every group of [`OUTS`] outputs.
     #[target_feature(enable = "avx512f,avx512bf16")]
     pub(super) unsafe fn dense(
         wp: &[u32],
@@ -313,74 +335,72 @@ pub(super) mod kernel {
         add: bool,
     ) {
         let (wp, xp, out) = (wp.as_ptr(), xp.as_ptr(), out.as_mut_ptr());
-        for ob in (0..outputs).step_by(BLOCK) {
-            let w = wp.add(ob * pairs);
-            for p0 in (0..width).step_by(POINTS) {
-                by_points!(
-                    width - p0,
-                    tile(w, pairs, xp.add(p0), width, ob, p0, width, out, add)
-                );
+        for p0 in (0..width).step_by(TILE) {
+            let (masks, vecs) = tile_masks(width - p0);
+            for b in 0..outputs / OUTS {
+                let w = wp.add(b * pairs * OUTS);
+                let o = out.add(b * OUTS * width + p0);
+                by_vecs!(vecs, tile(w, pairs, xp.add(p0), width, &masks, o, add));
             }
         }
     }
 
-    /// Outputs `ob..ob + 64` at points `p0..p0 + M`, written or added into `out`.
+    /// One group's [`OUTS`] outputs at a tile's `V` registers of points, written or
+    /// added (output `o`'s row at `out + o width`).
     #[allow(clippy::too_many_arguments)]
     #[inline]
     #[target_feature(enable = "avx512f,avx512bf16")]
-    unsafe fn tile<const M: usize>(
+    unsafe fn tile<const V: usize>(
         w: *const u32,
         pairs: usize,
         x: *const u32,
-        stride: usize,
-        ob: usize,
-        p0: usize,
         width: usize,
+        masks: &[__mmask16; VECS],
         out: *mut f32,
         add: bool,
     ) {
-        let acc = sums::<M>(w, pairs, x, stride);
-        let mut lanes = [0.0f32; 16];
-        for (m, a) in acc.iter().enumerate() {
-            for (v, &vec) in a.iter().enumerate() {
-                _mm512_storeu_ps(lanes.as_mut_ptr(), vec);
-                for (l, &value) in lanes.iter().enumerate() {
-                    let o = out.add((ob + 16 * v + l) * width + p0 + m);
-                    if add {
-                        *o += value;
-                    } else {
-                        *o = value;
-                    }
-                }
+        let acc = sums::<V, OUTS>(w, pairs, x, width, masks);
+        for (o, row) in acc.iter().enumerate() {
+            for (v, &sum) in row.iter().enumerate() {
+                let dst = out.add(o * width + 16 * v);
+                let value = if add {
+                    _mm512_add_ps(_mm512_maskz_loadu_ps(masks[v], dst), sum)
+                } else {
+                    sum
+                };
+                _mm512_mask_storeu_ps(dst, masks[v], value);
             }
         }
     }
 
-    /// The sums of a block's 64 outputs (weights from `w`, `[pair][out]`) at `M` points
-    /// (pair `j` of point `i` at `x[j stride + i]`): 4M accumulators of 16 outputs, each
-    /// pair of inputs one `vdpbf16ps` per accumulator.
+    /// The sums of `N` outputs (weights of pair `j` at `w[j OUTS..]`) at `V` registers of
+    /// points (pair `j` of the tile's points at `x[j width..]`): `V N` accumulators, each
+    /// pair one `vdpbf16ps` per accumulator, its inputs a register of 16 points and the
+    /// output's weights broadcast (the same products and sums as with the roles swapped).
     #[inline]
     #[target_feature(enable = "avx512f,avx512bf16")]
-    unsafe fn sums<const M: usize>(
+    unsafe fn sums<const V: usize, const N: usize>(
         w: *const u32,
         pairs: usize,
         x: *const u32,
-        stride: usize,
-    ) -> [[__m512; 4]; M] {
-        let mut acc = [[_mm512_setzero_ps(); 4]; M];
+        width: usize,
+        masks: &[__mmask16; VECS],
+    ) -> [[__m512; V]; N] {
+        let mut acc = [[_mm512_setzero_ps(); V]; N];
         for j in 0..pairs {
-            let row = w.add(j * BLOCK);
-            let points = x.add(j * stride);
-            let wv: [__m512bh; 4] = [
-                bh(_mm512_loadu_si512(row as *const _)),
-                bh(_mm512_loadu_si512(row.add(16) as *const _)),
-                bh(_mm512_loadu_si512(row.add(32) as *const _)),
-                bh(_mm512_loadu_si512(row.add(48) as *const _)),
-            ];
-            for (m, a) in acc.iter_mut().enumerate() {
-                let xb = bh(_mm512_set1_epi32(*points.add(m) as i32));
-                for v in 0..4 {
-                    a[v] = _mm512_dpbf16_ps(a[v], wv[v], xb);
+            let row = x.add(j * width);
+            let mut xv = [bh(_mm512_setzero_si512()); V];
+            for (v, r) in xv.iter_mut().enumerate() {
+                *r = bh(_mm512_maskz_loadu_epi32(
+                    masks[v],
+                    row.add(16 * v) as *const _,
+                ));
+            }
+            let wj = w.add(j * OUTS);
+            for (o, a) in acc.iter_mut().enumerate() {
+                let wb = bh(_mm512_set1_epi32(*wj.add(o) as i32));
+                for v in 0..V {
+                    a[v] = _mm512_dpbf16_ps(a[v], xv[v], wb);
                 }
             }
         }
@@ -393,7 +413,8 @@ pub(super) mod kernel {
         std::mem::transmute::<__m512i, __m512bh>(x)
     }
 
-    /// [`super::swiglu`]: per block and tile, both layers' sums, combined and packed.
+    /// [`super::swiglu`]: per tile and group of four outputs, both layers' sums (in one
+    /// loop), combined, rounded and paired.
     #[allow(clippy::too_many_arguments)]
     #[target_feature(enable = "avx512f,avx512bf16")]
     pub(super) unsafe fn swiglu(
@@ -406,59 +427,61 @@ pub(super) mod kernel {
         hp: &mut [u32],
     ) {
         let (w1, wg, xp, hp) = (w1.as_ptr(), wg.as_ptr(), xp.as_ptr(), hp.as_mut_ptr());
-        for ob in (0..outputs).step_by(BLOCK) {
-            let (w1, wg) = (w1.add(ob * pairs), wg.add(ob * pairs));
-            for p0 in (0..width).step_by(POINTS) {
-                by_points!(
-                    width - p0,
-                    swiglu_tile(w1, wg, pairs, xp.add(p0), width, ob, p0, hp)
+        for p0 in (0..width).step_by(TILE) {
+            let (masks, vecs) = tile_masks(width - p0);
+            for q in 0..outputs / 4 {
+                // Outputs 4q..4q + 4: half of a group of eight in each layer's packing.
+                let at = (q / 2) * pairs * OUTS + (q % 2) * 4;
+                let h = hp.add(2 * q * width + p0);
+                by_vecs!(
+                    vecs,
+                    swiglu_tile(w1.add(at), wg.add(at), pairs, xp.add(p0), width, &masks, h)
                 );
             }
         }
     }
 
-    /// One block and tile of [`swiglu`]: `silu(a) g` of each output, rounded to bf16,
-    /// outputs `2i` and `2i + 1` paired into pair `i` of the packed outputs.
+    /// Four outputs of [`swiglu`] at a tile: `silu(a) g` of each, rounded to bf16, outputs
+    /// `2i` and `2i + 1` paired into the packed row `i` (at `hp + i width`).
     #[allow(clippy::too_many_arguments)]
     #[inline]
     #[target_feature(enable = "avx512f,avx512bf16")]
-    unsafe fn swiglu_tile<const M: usize>(
+    unsafe fn swiglu_tile<const V: usize>(
         w1: *const u32,
         wg: *const u32,
         pairs: usize,
         x: *const u32,
         width: usize,
-        ob: usize,
-        p0: usize,
+        masks: &[__mmask16; VECS],
         hp: *mut u32,
     ) {
-        // The first layer's sums go to memory before the second's are taken: held in
-        // registers through the second loop they would be spilled inside it.
-        let mut first = [_mm512_setzero_ps(); 4 * POINTS];
-        for (m, a) in sums::<M>(w1, pairs, x, width).iter().enumerate() {
-            for (v, &vec) in a.iter().enumerate() {
-                _mm512_storeu_ps(first.as_mut_ptr().add(4 * m + v) as *mut f32, vec);
+        let mut a = [[_mm512_setzero_ps(); V]; 4];
+        let mut g = [[_mm512_setzero_ps(); V]; 4];
+        for j in 0..pairs {
+            let row = x.add(j * width);
+            let mut xv = [bh(_mm512_setzero_si512()); V];
+            for (v, r) in xv.iter_mut().enumerate() {
+                *r = bh(_mm512_maskz_loadu_epi32(
+                    masks[v],
+                    row.add(16 * v) as *const _,
+                ));
+            }
+            let (w1j, wgj) = (w1.add(j * OUTS), wg.add(j * OUTS));
+            for o in 0..4 {
+                let b1 = bh(_mm512_set1_epi32(*w1j.add(o) as i32));
+                let bg = bh(_mm512_set1_epi32(*wgj.add(o) as i32));
+                for v in 0..V {
+                    a[o][v] = _mm512_dpbf16_ps(a[o][v], xv[v], b1);
+                    g[o][v] = _mm512_dpbf16_ps(g[o][v], xv[v], bg);
+                }
             }
         }
-        let first = std::hint::black_box(first.as_ptr());
-        let g = sums::<M>(wg, pairs, x, width);
-        let mut lanes = [0u32; 8];
-        for (m, gm) in g.iter().enumerate() {
-            for (v, &gv) in gm.iter().enumerate() {
-                let a = _mm512_loadu_ps(first.add(4 * m + v) as *const f32);
-                let h = _mm512_mul_ps(silu(a), gv);
-                // Lanes 2i and 2i + 1 as one 64-bit lane: bits 0-15 and 32-47 hold the
-                // two bf16s, brought together in the low 32 and narrowed.
-                let r = round(h);
-                let lo = _mm512_and_si512(r, _mm512_set1_epi64(0xffff));
-                let hi =
-                    _mm512_and_si512(_mm512_srli_epi64::<16>(r), _mm512_set1_epi64(0xffff_0000));
-                let paired = _mm512_cvtepi64_epi32(_mm512_or_si512(lo, hi));
-                _mm256_storeu_si256(lanes.as_mut_ptr() as *mut _, paired);
-                for (i, &value) in lanes.iter().enumerate() {
-                    let j = (ob + 16 * v) / 2 + i;
-                    *hp.add(j * width + p0 + m) = value;
-                }
+        for i in 0..2 {
+            for v in 0..V {
+                let lo = round(_mm512_mul_ps(silu(a[2 * i][v]), g[2 * i][v]));
+                let hi = round(_mm512_mul_ps(silu(a[2 * i + 1][v]), g[2 * i + 1][v]));
+                let both = _mm512_or_si512(lo, _mm512_slli_epi32::<16>(hi));
+                _mm512_mask_storeu_epi32(hp.add(i * width + 16 * v) as *mut _, masks[v], both);
             }
         }
     }
