@@ -388,14 +388,7 @@ pub(super) mod kernel {
     ) -> [[__m512; V]; N] {
         let mut acc = [[_mm512_setzero_ps(); V]; N];
         for j in 0..pairs {
-            let row = x.add(j * width);
-            let mut xv = [bh(_mm512_setzero_si512()); V];
-            for (v, r) in xv.iter_mut().enumerate() {
-                *r = bh(_mm512_maskz_loadu_epi32(
-                    masks[v],
-                    row.add(16 * v) as *const _,
-                ));
-            }
+            let xv = pair_row::<V>(x.add(j * width), masks);
             let wj = w.add(j * OUTS);
             for (o, a) in acc.iter_mut().enumerate() {
                 let wb = bh(_mm512_set1_epi32(*wj.add(o) as i32));
@@ -405,6 +398,23 @@ pub(super) mod kernel {
             }
         }
         acc
+    }
+
+    /// A pair's inputs at a tile's `V` registers of points (`row` its first point).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    unsafe fn pair_row<const V: usize>(
+        row: *const u32,
+        masks: &[__mmask16; VECS],
+    ) -> [__m512bh; V] {
+        let mut xv = [bh(_mm512_setzero_si512()); V];
+        for (v, r) in xv.iter_mut().enumerate() {
+            *r = bh(_mm512_maskz_loadu_epi32(
+                masks[v],
+                row.add(16 * v) as *const _,
+            ));
+        }
+        xv
     }
 
     #[inline]
@@ -458,14 +468,7 @@ pub(super) mod kernel {
         let mut a = [[_mm512_setzero_ps(); V]; 4];
         let mut g = [[_mm512_setzero_ps(); V]; 4];
         for j in 0..pairs {
-            let row = x.add(j * width);
-            let mut xv = [bh(_mm512_setzero_si512()); V];
-            for (v, r) in xv.iter_mut().enumerate() {
-                *r = bh(_mm512_maskz_loadu_epi32(
-                    masks[v],
-                    row.add(16 * v) as *const _,
-                ));
-            }
+            let xv = pair_row::<V>(x.add(j * width), masks);
             let (w1j, wgj) = (w1.add(j * OUTS), wg.add(j * OUTS));
             for o in 0..4 {
                 let b1 = bh(_mm512_set1_epi32(*w1j.add(o) as i32));
