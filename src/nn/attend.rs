@@ -117,6 +117,7 @@ pub fn attend_bf16(
 #[cfg(target_arch = "x86_64")]
 mod kernel {
     use super::{HeadShape, QUERIES};
+    use crate::nn::bf16::kernel::exp;
     use std::arch::x86_64::*;
 
     /// Keys (for the scores) or value rows (for the output) one register block holds.
@@ -412,13 +413,6 @@ mod kernel {
             sum = _mm512_add_ps(sum, e);
         }
         _mm512_div_ps(_mm512_set1_ps(1.0), sum)
-    }
-
-    /// `e^x` as the element-wise kernels compute it (Cephes' `expf`), 16 lanes.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn exp(x: __m512) -> __m512 {
-        crate::nn::bf16::kernel::exp(x)
     }
 }
 

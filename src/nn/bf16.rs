@@ -186,7 +186,7 @@ pub fn pack_rows(
         for k in 0..n {
             row(2 * j + k, &mut rows[k * width..(k + 1) * width]);
         }
-        pack_pair(
+        pack_into(
             &rows[..n * width],
             n,
             width,
@@ -195,32 +195,25 @@ pub fn pack_rows(
     }
 }
 
-/// One pair of channels (`n` of 1 or 2 rows of `width` in `x`) packed into `out`.
-fn pack_pair(x: &[f32], n: usize, width: usize, out: &mut [u32]) {
-    #[cfg(target_arch = "x86_64")]
-    if available() {
-        // SAFETY: `available` checked AVX-512F; the kernel asserts the slices' lengths.
-        unsafe { kernel::pack_inputs(x, n, width, out) };
-        return;
-    }
-    pack_inputs_scalar(x, n, width, out);
-}
-
 /// `x` (`inputs x width`, channel-major) as bf16 pairs of input channels: element
 /// `[j][p]` holds `x[2j][p]` low and `x[2j + 1][p]` (0 past the last input) high, each
 /// rounded as [`to_bf16`] rounds.
 pub fn pack_inputs(x: &[f32], inputs: usize, width: usize, xp: &mut Vec<u32>) {
-    let pairs = inputs.div_ceil(2);
     xp.clear();
-    xp.resize(width * pairs, 0);
+    xp.resize(width * inputs.div_ceil(2), 0);
+    pack_into(x, inputs, width, xp);
+}
+
+/// [`pack_inputs`] into `out`, which holds the pairs: 16 points at a time on AVX-512.
+fn pack_into(x: &[f32], inputs: usize, width: usize, out: &mut [u32]) {
     #[cfg(target_arch = "x86_64")]
     if available() {
         // SAFETY: `available` checked AVX-512F; the kernel stays inside the slices,
         // whose lengths it asserts.
-        unsafe { kernel::pack_inputs(x, inputs, width, xp) };
+        unsafe { kernel::pack_inputs(x, inputs, width, out) };
         return;
     }
-    pack_inputs_scalar(x, inputs, width, xp);
+    pack_inputs_scalar(x, inputs, width, out);
 }
 
 /// [`pack_inputs`] one value at a time (without AVX-512, and the vector code's reference).
