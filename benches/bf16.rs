@@ -7,7 +7,7 @@
 mod common;
 
 use std::hint::black_box;
-use tengen::nn::bf16;
+use tengen::nn::{attend, bf16};
 
 /// Values in [-1, 1) from a seeded generator.
 fn values(n: usize, seed: &mut u64) -> Vec<f32> {
@@ -44,6 +44,15 @@ fn main() {
         (512, 192, 361),
         (192, 64, 6),
     ];
+    let report = |what: &str, t: Option<common::Timing>| {
+        if let Some(t) = t {
+            let gflops = 1.0 / t.median / 1e9;
+            println!(
+                "{what:<32} {gflops:>7.1} GFLOP/s  {:>5.2} of the bf16 peak",
+                gflops / (2.0 * peak)
+            );
+        }
+    };
     let mut seed = 1u64;
     for (inputs, outputs, width) in shapes {
         let w = values(inputs * outputs, &mut seed);
@@ -53,15 +62,6 @@ fn main() {
         let mut xp = Vec::new();
         bf16::pack_inputs(&x, inputs, width, &mut xp);
         let flops = 2 * (inputs * outputs * width) as u64;
-        let report = |what: &str, t: Option<common::Timing>| {
-            if let Some(t) = t {
-                let gflops = 1.0 / t.median / 1e9;
-                println!(
-                    "{what:<32} {gflops:>7.1} GFLOP/s  {:>5.2} of the bf16 peak",
-                    gflops / (2.0 * peak)
-                );
-            }
-        };
         let name = format!("dense/{inputs}x{outputs}@{width}");
         let t = common::time(&name, &filter, flops, || {
             bf16::dense_packed(
@@ -80,6 +80,41 @@ fn main() {
         let mut xp2 = Vec::new();
         let t = common::time(&name, &filter, flops, || {
             bf16::dense(&wp, inputs, outputs, &x, width, &mut out, &mut xp2, false);
+            black_box(&out);
+        });
+        report(&name, t);
+    }
+    // One head of b10c384h6's attention (32 channels of queries, keys and values) at 81
+    // and 361 points, queries and keys packed, as the forward pass calls it.
+    for area in [81, 361] {
+        let (d, dv) = (32, 32);
+        let q = values(d * area, &mut seed);
+        let k = values(d * area, &mut seed);
+        let v = values(dv * area, &mut seed);
+        let (mut qp, mut kp) = (Vec::new(), Vec::new());
+        bf16::pack_inputs(&q, d, area, &mut qp);
+        bf16::pack_inputs(&k, d, area, &mut kp);
+        let mut out = vec![0.0f32; dv * area];
+        let (mut scores, mut packed) = (Vec::new(), Vec::new());
+        let shape = attend::HeadShape {
+            area,
+            stride: area,
+            d,
+            dv,
+        };
+        let flops = 2 * ((d + dv) * area * area) as u64;
+        let name = format!("attend/{d}+{dv}@{area}");
+        let t = common::time(&name, &filter, flops, || {
+            attend::attend_bf16(
+                &qp,
+                &kp,
+                &v,
+                shape,
+                0.125,
+                &mut out,
+                &mut scores,
+                &mut packed,
+            );
             black_box(&out);
         });
         report(&name, t);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # A match at equal visits against KataGo with the same network (issue 40's screens and
 # its 200-game acceptance match): Tengen BINARY with OPTIONS against KataGo 1.17.2, each on
-# one thread at 64 visits a move, two games at a time, from tests/data/openings9, komi
+# one thread at 64 visits a move, two games at a time (PARALLEL=1 in the environment: one,
+# leaving a core for other work), from tests/data/openings9, komi
 # 7.5, referee GNU Go, into runs/NAME. The same command resumes a run.
 #   scripts/katago_v64_match.sh NAME GAMES "OPTIONS" [BINARY]
 # Needs ../shared/anchors/build-katago.sh's KataGo in ~/.cache/tengen-anchors/katago with
@@ -16,4 +17,4 @@ cd "$K"
 exec "$B" match --a "$B -v 0 --threads 1 --visits 64 --model $M $OPTIONS" \
     --b "env LD_PRELOAD=$K/ftz.so $K/katago gtp -config $K/gtp.cfg -model $K/b10c384h6nbttflrs.bin.gz -override-config numSearchThreads=1,maxPlayouts=64,allowResignation=true,resignThreshold=-0.90,resignConsecTurns=3" \
     --referee '/usr/games/gnugo --mode gtp --chinese-rules' --openings "$ROOT/tests/data/openings9" \
-    --games "$GAMES" --size 9 --komi 7.5 --parallel 2 --out "$ROOT/runs/$NAME"
+    --games "$GAMES" --size 9 --komi 7.5 --parallel ${PARALLEL:-2} --out "$ROOT/runs/$NAME"

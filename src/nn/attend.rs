@@ -69,7 +69,12 @@ pub fn attend(
 
 /// Whether [`attend_bf16`] runs on this CPU.
 pub fn bf16_available() -> bool {
-    available() && super::bf16::available()
+    #[cfg(target_arch = "x86_64")]
+    {
+        available() && super::bf16::available() && is_x86_feature_detected!("avx512bw")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
 }
 
 /// [`attend`] with bf16 products (fp32 sums, softmax in fp32): `qp` and `kp` are the
@@ -237,7 +242,7 @@ mod kernel {
     /// [`super::attend_bf16`]: `vp` takes the values as point pairs (`dv` rows of `vrow`),
     /// `pp` the softmax's weights as point pairs (16 queries a pair).
     #[allow(clippy::too_many_arguments)]
-    #[target_feature(enable = "avx512f,avx512bf16")]
+    #[target_feature(enable = "avx512f,avx512bf16,avx512bw")]
     pub(super) unsafe fn attend_bf16(
         qp: &[u32],
         kp: &[u32],
@@ -278,32 +283,21 @@ mod kernel {
                 _mm512_storeu_si512(vp.add(c * vrow + p0 / 2) as *mut _, cast_i(both));
             }
         }
-        let scale = _mm512_set1_ps(scale);
+        // Scores in base 2: exp(x) = 2^(x log2 e).
+        let scale = _mm512_set1_ps(scale * std::f32::consts::LOG2_E);
         for q0 in (0..area).step_by(QUERIES) {
             let mask = mask_of(area - q0);
+            let mut max = _mm512_set1_ps(f32::NEG_INFINITY);
             let mut j = 0;
             while j + BLOCK <= area {
-                scores_bf16::<BLOCK>(qp, pairs, kp, stride, q0, mask, j, scale, s);
+                max = scores_bf16::<BLOCK>(qp, pairs, kp, stride, q0, mask, j, scale, s, max);
                 j += BLOCK;
             }
             while j < area {
-                scores_bf16::<1>(qp, pairs, kp, stride, q0, mask, j, scale, s);
+                max = scores_bf16::<1>(qp, pairs, kp, stride, q0, mask, j, scale, s, max);
                 j += 1;
             }
-            let inv = softmax_columns(s, area);
-            // The weights of keys 2u and 2u + 1 paired in each query's lane.
-            for u in 0..half {
-                let lo = _mm512_loadu_ps(s.add(2 * u * QUERIES));
-                let hi = if 2 * u + 1 < area {
-                    _mm512_loadu_ps(s.add((2 * u + 1) * QUERIES))
-                } else {
-                    _mm512_setzero_ps()
-                };
-                let lo = _mm512_cvtepu16_epi32(cast_h(_mm512_cvtneps_pbh(lo)));
-                let hi = _mm512_cvtepu16_epi32(cast_h(_mm512_cvtneps_pbh(hi)));
-                let both = _mm512_or_si512(lo, _mm512_slli_epi32::<16>(hi));
-                _mm512_storeu_si512(pp.add(u * QUERIES) as *mut _, both);
-            }
+            let inv = softmax_pairs(s, area, max, pp);
             let mut c = 0;
             while c + BLOCK <= dv {
                 values_bf16::<BLOCK>(vp, vrow, c, pp, half, inv, out, stride, q0, mask);
@@ -324,18 +318,12 @@ mod kernel {
 
     #[inline]
     #[target_feature(enable = "avx512f,avx512bf16")]
-    unsafe fn cast_h(x: __m256bh) -> __m256i {
-        std::mem::transmute::<__m256bh, __m256i>(x)
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bf16")]
     unsafe fn bh(x: __m512i) -> __m512bh {
         std::mem::transmute::<__m512i, __m512bh>(x)
     }
 
     /// Scores of keys `j0..j0 + R` against queries `q0..` (under `mask`), in bf16 pairs of
-    /// channels, scaled, into `s`.
+    /// channels, scaled, into `s`; `max` raised to the largest of each query's.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     #[target_feature(enable = "avx512f,avx512bf16")]
@@ -349,7 +337,8 @@ mod kernel {
         j0: usize,
         scale: __m512,
         s: *mut f32,
-    ) {
+        mut max: __m512,
+    ) -> __m512 {
         let mut acc = [_mm512_setzero_ps(); R];
         for t in 0..pairs {
             let qt = bh(_mm512_maskz_loadu_epi32(
@@ -362,8 +351,60 @@ mod kernel {
             }
         }
         for (r, a) in acc.iter().enumerate() {
-            _mm512_storeu_ps(s.add((j0 + r) * QUERIES), _mm512_mul_ps(*a, scale));
+            let x = _mm512_mul_ps(*a, scale);
+            _mm512_storeu_ps(s.add((j0 + r) * QUERIES), x);
+            max = _mm512_max_ps(max, x);
         }
+        max
+    }
+
+    /// The softmax's weights from the base-2 scores `s` (`area` rows of 16 queries) less
+    /// each query's `max`: `2^(s - max)` rounded to bf16, keys `2u` and `2u + 1` paired in
+    /// each query's lane at `pp`'s row `u`; the reciprocal of each query's sum.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bf16,avx512bw")]
+    unsafe fn softmax_pairs(s: *const f32, area: usize, max: __m512, pp: *mut u32) -> __m512 {
+        // Word 2i of the result is word i of the low half (key 2u's), 2i + 1 word i of the
+        // high half (key 2u + 1's).
+        let interleave = _mm512_set_epi16(
+            31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22, 6, 21, 5, 20,
+            4, 19, 3, 18, 2, 17, 1, 16, 0,
+        );
+        let weight = |j: usize| exp2(_mm512_sub_ps(_mm512_loadu_ps(s.add(j * QUERIES)), max));
+        let (mut sum0, mut sum1) = (_mm512_setzero_ps(), _mm512_setzero_ps());
+        let put = |u: usize, lo: __m512, hi: __m512| {
+            let both = cast_i(_mm512_cvtne2ps_pbh(hi, lo));
+            let both = _mm512_permutexvar_epi16(interleave, both);
+            _mm512_storeu_si512(pp.add(u * QUERIES) as *mut _, both);
+        };
+        for u in 0..area / 2 {
+            let (lo, hi) = (weight(2 * u), weight(2 * u + 1));
+            sum0 = _mm512_add_ps(sum0, lo);
+            sum1 = _mm512_add_ps(sum1, hi);
+            put(u, lo, hi);
+        }
+        if area % 2 == 1 {
+            let lo = weight(area - 1);
+            sum0 = _mm512_add_ps(sum0, lo);
+            put(area / 2, lo, _mm512_setzero_ps());
+        }
+        _mm512_div_ps(_mm512_set1_ps(1.0), _mm512_add_ps(sum0, sum1))
+    }
+
+    /// `2^x` for `x <= 0` to a relative 7e-6 (far below bf16's rounding, the weights' next
+    /// step): `2^n p(f)` with `n` the nearest integer, `f = x - n` in [-1/2, 1/2] and `p`
+    /// a degree-4 fit of `2^f`; under `2^-126` it is 0 or subnormal.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn exp2(x: __m512) -> __m512 {
+        let x = _mm512_max_ps(x, _mm512_set1_ps(-127.0));
+        let n = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(x);
+        let f = _mm512_sub_ps(x, n);
+        let mut p = _mm512_set1_ps(9.308_636e-3);
+        for c in [5.587_478e-2, 2.403_037e-1, 6.931_282e-1, 9.999_979e-1] {
+            p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(c));
+        }
+        _mm512_scalef_ps(p, n)
     }
 
     /// Value rows `c0..c0 + R` (point pairs) weighted by the paired weights `pp`, times

@@ -3,7 +3,7 @@
 //! cache of evaluations (`cache`). A layer beside `playout/`: it uses `board` and `game`, never the search,
 //! the engine or any text protocol, and reads no stdin/stdout.
 
-mod attend;
+pub mod attend;
 pub mod bf16;
 pub mod cache;
 pub mod eval;
