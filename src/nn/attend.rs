@@ -69,12 +69,7 @@ pub fn attend(
 
 /// Whether [`attend_bf16`] runs on this CPU.
 pub fn bf16_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        available() && super::bf16::available() && is_x86_feature_detected!("avx512bw")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    available() && super::bf16::available()
 }
 
 /// [`attend`] with bf16 products (fp32 sums, softmax in fp32): `qp` and `kp` are the

@@ -5,7 +5,9 @@
 //! layer's inputs are packed per call the same way (`[pair][point]`), 16 points at a time,
 //! or a channel at a time as a norm computes them ([`pack_rows`]). A tile of the kernel is
 //! eight outputs at 48 points: registers of 16 points, each output's weights broadcast, so
-//! every output row is written a register at a time. A layer's sums are written, or added to a residual stream; SwiGLU's two
+//! every output row is written a register at a time; the few points past the last whole
+//! register take the roles swapped (eight outputs to a 256-bit register, a register a
+//! point), the same sums. A layer's sums are written, or added to a residual stream; SwiGLU's two
 //! layers run as one ([`swiglu`]) whose output is already packed for the next. Only on CPUs
 //! with AVX512-BF16, and only for layers whose outputs come in whole blocks of 64
 //! ([`usable`]); the forward pass falls back on fp32 elsewhere. Knows nothing of models,
@@ -40,13 +42,17 @@ fn pair(lo: f32, hi: f32) -> u32 {
     to_bf16(lo) as u32 | (to_bf16(hi) as u32) << 16
 }
 
-/// Whether this CPU runs the kernel (AVX-512F and AVX512-BF16), detected once.
+/// Whether this CPU runs the kernel (AVX-512 F, VL and BW, and AVX512-BF16, which every
+/// CPU with the last has), detected once.
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         *HAS.get_or_init(|| {
-            is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bf16")
+            is_x86_feature_detected!("avx512f")
+                && is_x86_feature_detected!("avx512vl")
+                && is_x86_feature_detected!("avx512bw")
+                && is_x86_feature_detected!("avx512bf16")
         })
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -251,6 +257,30 @@ pub(super) mod kernel {
         };
     }
 
+    /// Calls `$f::<N>` for `$n` points, 0 to 15 (nothing for 0).
+    macro_rules! by_points {
+        ($n:expr, $f:ident($($a:expr),*)) => {
+            match $n {
+                0 => {}
+                1 => $f::<1>($($a),*),
+                2 => $f::<2>($($a),*),
+                3 => $f::<3>($($a),*),
+                4 => $f::<4>($($a),*),
+                5 => $f::<5>($($a),*),
+                6 => $f::<6>($($a),*),
+                7 => $f::<7>($($a),*),
+                8 => $f::<8>($($a),*),
+                9 => $f::<9>($($a),*),
+                10 => $f::<10>($($a),*),
+                11 => $f::<11>($($a),*),
+                12 => $f::<12>($($a),*),
+                13 => $f::<13>($($a),*),
+                14 => $f::<14>($($a),*),
+                _ => $f::<15>($($a),*),
+            }
+        };
+    }
+
     /// The lanes of a register of 16 points that `n` points left fill.
     #[inline]
     fn mask_of(n: usize) -> __mmask16 {
@@ -317,7 +347,7 @@ pub(super) mod kernel {
 
     /// Every tile of points (its inputs, read by every group of outputs, stay in cache),
     /// every group of [`OUTS`] outputs.
-    #[target_feature(enable = "avx512f,avx512bf16")]
+    #[target_feature(enable = "avx512f,avx512vl,avx512bf16")]
     pub(super) unsafe fn dense(
         wp: &[u32],
         pairs: usize,
@@ -328,14 +358,71 @@ pub(super) mod kernel {
         add: bool,
     ) {
         let (wp, xp, out) = (wp.as_ptr(), xp.as_ptr(), out.as_mut_ptr());
-        for p0 in (0..width).step_by(TILE) {
-            let (masks, vecs) = tile_masks(width - p0);
+        let full = width - width % 16;
+        for p0 in (0..full).step_by(TILE) {
+            let (masks, vecs) = tile_masks(full - p0);
             for b in 0..outputs / OUTS {
                 let w = wp.add(b * pairs * OUTS);
                 let o = out.add(b * OUTS * width + p0);
                 by_vecs!(vecs, tile(w, pairs, xp.add(p0), width, &masks, o, add));
             }
         }
+        for b in 0..outputs / OUTS {
+            let w = wp.add(b * pairs * OUTS);
+            let o = out.add(b * OUTS * width + full);
+            by_points!(width - full, tail(w, pairs, xp.add(full), width, o, add));
+        }
+    }
+
+    /// One group's [`OUTS`] outputs at the `N` (under 16) points past the last whole
+    /// register, written or added: the roles swapped, a 256-bit register of the group's
+    /// weights a pair and one accumulator a point (the same products and sums as [`tile`]'s,
+    /// so the same bits, without a register of 16 lanes for a few points).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl,avx512bf16")]
+    unsafe fn tail<const N: usize>(
+        w: *const u32,
+        pairs: usize,
+        x: *const u32,
+        width: usize,
+        out: *mut f32,
+        add: bool,
+    ) {
+        for (p, sum) in tail_sums::<N>(w, pairs, x, width).iter().enumerate() {
+            let mut lanes = [0.0f32; OUTS];
+            _mm256_storeu_ps(lanes.as_mut_ptr(), *sum);
+            for (o, &v) in lanes.iter().enumerate() {
+                let dst = out.add(o * width + p);
+                *dst = if add { *dst + v } else { v };
+            }
+        }
+    }
+
+    /// The sums of [`tail`]: one register of the group's [`OUTS`] outputs a point.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl,avx512bf16")]
+    unsafe fn tail_sums<const N: usize>(
+        w: *const u32,
+        pairs: usize,
+        x: *const u32,
+        width: usize,
+    ) -> [__m256; N] {
+        let mut acc = [_mm256_setzero_ps(); N];
+        for j in 0..pairs {
+            let wj = bh256(_mm256_loadu_si256(w.add(j * OUTS) as *const _));
+            let xj = x.add(j * width);
+            for (p, a) in acc.iter_mut().enumerate() {
+                let xb = bh256(_mm256_set1_epi32(*xj.add(p) as i32));
+                *a = _mm256_dpbf16_ps(*a, xb, wj);
+            }
+        }
+        acc
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl,avx512bf16")]
+    unsafe fn bh256(x: __m256i) -> __m256bh {
+        std::mem::transmute::<__m256i, __m256bh>(x)
     }
 
     /// One group's [`OUTS`] outputs at a tile's `V` registers of points, written or
@@ -419,7 +506,7 @@ pub(super) mod kernel {
     /// [`super::swiglu`]: per tile and group of four outputs, both layers' sums (in one
     /// loop), combined, rounded and paired.
     #[allow(clippy::too_many_arguments)]
-    #[target_feature(enable = "avx512f,avx512bf16")]
+    #[target_feature(enable = "avx512f,avx512vl,avx512bf16")]
     pub(super) unsafe fn swiglu(
         w1: &[u32],
         wg: &[u32],
@@ -430,8 +517,9 @@ pub(super) mod kernel {
         hp: &mut [u32],
     ) {
         let (w1, wg, xp, hp) = (w1.as_ptr(), wg.as_ptr(), xp.as_ptr(), hp.as_mut_ptr());
-        for p0 in (0..width).step_by(TILE) {
-            let (masks, vecs) = tile_masks(width - p0);
+        let full = width - width % 16;
+        for p0 in (0..full).step_by(TILE) {
+            let (masks, vecs) = tile_masks(full - p0);
             for q in 0..outputs / 4 {
                 // Outputs 4q..4q + 4: half of a group of eight in each layer's packing.
                 let at = (q / 2) * pairs * OUTS + (q % 2) * 4;
@@ -440,6 +528,47 @@ pub(super) mod kernel {
                     vecs,
                     swiglu_tile(w1.add(at), wg.add(at), pairs, xp.add(p0), width, &masks, h)
                 );
+            }
+        }
+        // The points past the last whole register, at most eight at a time (two
+        // accumulators a point).
+        let mut p0 = full;
+        while p0 < width {
+            let n = (width - p0).min(8);
+            for b in 0..outputs / OUTS {
+                let at = b * pairs * OUTS;
+                let h = hp.add(4 * b * width + p0);
+                by_points!(
+                    n,
+                    swiglu_tail(w1.add(at), wg.add(at), pairs, xp.add(p0), width, h)
+                );
+            }
+            p0 += n;
+        }
+    }
+
+    /// A group's [`OUTS`] outputs of [`swiglu`] at `N` points as [`tail`] computes them,
+    /// combined, rounded and paired as [`swiglu_tile`] does (outputs `2i` and `2i + 1` into
+    /// the packed row `i`, at `hp + i width`).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl,avx512bf16")]
+    unsafe fn swiglu_tail<const N: usize>(
+        w1: *const u32,
+        wg: *const u32,
+        pairs: usize,
+        x: *const u32,
+        width: usize,
+        hp: *mut u32,
+    ) {
+        let a = tail_sums::<N>(w1, pairs, x, width);
+        let g = tail_sums::<N>(wg, pairs, x, width);
+        for p in 0..N {
+            let (a, g) = (_mm512_zextps256_ps512(a[p]), _mm512_zextps256_ps512(g[p]));
+            let mut lanes = [0u32; 16];
+            let h = round(_mm512_mul_ps(silu(a), g));
+            _mm512_storeu_si512(lanes.as_mut_ptr() as *mut _, h);
+            for i in 0..OUTS / 2 {
+                *hp.add(i * width + p) = lanes[2 * i] | lanes[2 * i + 1] << 16;
             }
         }
     }
