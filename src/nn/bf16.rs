@@ -257,26 +257,28 @@ pub(super) mod kernel {
         };
     }
 
-    /// Calls `$f::<N>` for `$n` points, 0 to 15 (nothing for 0).
+    /// Calls `$f::<G, N>` for `$n` points, 0 to 15 (nothing for 0): `G` groups of outputs
+    /// at once, enough that `G N` sums run side by side (one chain of `vdpbf16ps` waits on
+    /// the one before).
     macro_rules! by_points {
         ($n:expr, $f:ident($($a:expr),*)) => {
             match $n {
                 0 => {}
-                1 => $f::<1>($($a),*),
-                2 => $f::<2>($($a),*),
-                3 => $f::<3>($($a),*),
-                4 => $f::<4>($($a),*),
-                5 => $f::<5>($($a),*),
-                6 => $f::<6>($($a),*),
-                7 => $f::<7>($($a),*),
-                8 => $f::<8>($($a),*),
-                9 => $f::<9>($($a),*),
-                10 => $f::<10>($($a),*),
-                11 => $f::<11>($($a),*),
-                12 => $f::<12>($($a),*),
-                13 => $f::<13>($($a),*),
-                14 => $f::<14>($($a),*),
-                _ => $f::<15>($($a),*),
+                1 => $f::<8, 1>($($a),*),
+                2 => $f::<4, 2>($($a),*),
+                3 => $f::<4, 3>($($a),*),
+                4 => $f::<2, 4>($($a),*),
+                5 => $f::<2, 5>($($a),*),
+                6 => $f::<2, 6>($($a),*),
+                7 => $f::<2, 7>($($a),*),
+                8 => $f::<1, 8>($($a),*),
+                9 => $f::<1, 9>($($a),*),
+                10 => $f::<1, 10>($($a),*),
+                11 => $f::<1, 11>($($a),*),
+                12 => $f::<1, 12>($($a),*),
+                13 => $f::<1, 13>($($a),*),
+                14 => $f::<1, 14>($($a),*),
+                _ => $f::<1, 15>($($a),*),
             }
         };
     }
@@ -367,53 +369,66 @@ pub(super) mod kernel {
                 by_vecs!(vecs, tile(w, pairs, xp.add(p0), width, &masks, o, add));
             }
         }
-        for b in 0..outputs / OUTS {
-            let w = wp.add(b * pairs * OUTS);
-            let o = out.add(b * OUTS * width + full);
-            by_points!(width - full, tail(w, pairs, xp.add(full), width, o, add));
-        }
+        let groups = outputs / OUTS;
+        by_points!(
+            width - full,
+            tail(wp, pairs, groups, xp.add(full), width, out.add(full), add)
+        );
     }
 
-    /// One group's [`OUTS`] outputs at the `N` (under 16) points past the last whole
-    /// register, written or added: the roles swapped, a 256-bit register of the group's
-    /// weights a pair and one accumulator a point (the same products and sums as [`tile`]'s,
-    /// so the same bits, without a register of 16 lanes for a few points).
+    /// Every group's [`OUTS`] outputs at the `N` (under 16) points past the last whole
+    /// register, written or added: the roles swapped, a 256-bit register of a group's
+    /// weights a pair and one accumulator a group and point, `G` groups at a time (the same
+    /// products and sums as [`tile`]'s, so the same bits, without a register of 16 lanes for
+    /// a few points).
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl,avx512bf16")]
-    unsafe fn tail<const N: usize>(
+    unsafe fn tail<const G: usize, const N: usize>(
         w: *const u32,
         pairs: usize,
+        groups: usize,
         x: *const u32,
         width: usize,
         out: *mut f32,
         add: bool,
     ) {
-        for (p, sum) in tail_sums::<N>(w, pairs, x, width).iter().enumerate() {
-            let mut lanes = [0.0f32; OUTS];
-            _mm256_storeu_ps(lanes.as_mut_ptr(), *sum);
-            for (o, &v) in lanes.iter().enumerate() {
-                let dst = out.add(o * width + p);
-                *dst = if add { *dst + v } else { v };
+        debug_assert!(groups.is_multiple_of(G));
+        for b in (0..groups).step_by(G) {
+            let sums = tail_sums::<G, N>(w.add(b * pairs * OUTS), pairs, x, width);
+            for (g, points) in sums.iter().enumerate() {
+                for (p, sum) in points.iter().enumerate() {
+                    let mut lanes = [0.0f32; OUTS];
+                    _mm256_storeu_ps(lanes.as_mut_ptr(), *sum);
+                    for (o, &v) in lanes.iter().enumerate() {
+                        let dst = out.add(((b + g) * OUTS + o) * width + p);
+                        *dst = if add { *dst + v } else { v };
+                    }
+                }
             }
         }
     }
 
-    /// The sums of [`tail`]: one register of the group's [`OUTS`] outputs a point.
+    /// The sums of [`tail`]: one register of a group's [`OUTS`] outputs a point, for `G`
+    /// groups (their weights `pairs OUTS` apart).
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl,avx512bf16")]
-    unsafe fn tail_sums<const N: usize>(
+    unsafe fn tail_sums<const G: usize, const N: usize>(
         w: *const u32,
         pairs: usize,
         x: *const u32,
         width: usize,
-    ) -> [__m256; N] {
-        let mut acc = [_mm256_setzero_ps(); N];
+    ) -> [[__m256; N]; G] {
+        let mut acc = [[_mm256_setzero_ps(); N]; G];
         for j in 0..pairs {
-            let wj = bh256(_mm256_loadu_si256(w.add(j * OUTS) as *const _));
             let xj = x.add(j * width);
-            for (p, a) in acc.iter_mut().enumerate() {
-                let xb = bh256(_mm256_set1_epi32(*xj.add(p) as i32));
-                *a = _mm256_dpbf16_ps(*a, xb, wj);
+            let xb: [__m256bh; N] =
+                std::array::from_fn(|p| bh256(_mm256_set1_epi32(*xj.add(p) as i32)));
+            for (g, row) in acc.iter_mut().enumerate() {
+                let wj = bh256(_mm256_loadu_si256(w.add((g * pairs + j) * OUTS) as *const _));
+                for (a, &xp) in row.iter_mut().zip(&xb) {
+                    *a = _mm256_dpbf16_ps(*a, xp, wj);
+                }
             }
         }
         acc
@@ -530,45 +545,51 @@ pub(super) mod kernel {
                 );
             }
         }
-        // The points past the last whole register, at most eight at a time (two
-        // accumulators a point).
+        // The points past the last whole register, at most four at a time (two sums a
+        // group and point).
+        let groups = outputs / OUTS;
         let mut p0 = full;
         while p0 < width {
-            let n = (width - p0).min(8);
-            for b in 0..outputs / OUTS {
-                let at = b * pairs * OUTS;
-                let h = hp.add(4 * b * width + p0);
-                by_points!(
-                    n,
-                    swiglu_tail(w1.add(at), wg.add(at), pairs, xp.add(p0), width, h)
-                );
-            }
+            let n = (width - p0).min(4);
+            by_points!(
+                n,
+                swiglu_tail(w1, wg, pairs, groups, xp.add(p0), width, hp.add(p0))
+            );
             p0 += n;
         }
     }
 
-    /// A group's [`OUTS`] outputs of [`swiglu`] at `N` points as [`tail`] computes them,
-    /// combined, rounded and paired as [`swiglu_tile`] does (outputs `2i` and `2i + 1` into
-    /// the packed row `i`, at `hp + i width`).
+    /// Every group's [`OUTS`] outputs of [`swiglu`] at `N` points as [`tail`] computes
+    /// them, combined, rounded and paired as [`swiglu_tile`] does (a group's outputs `2i`
+    /// and `2i + 1` into its packed row `i`).
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl,avx512bf16")]
-    unsafe fn swiglu_tail<const N: usize>(
+    unsafe fn swiglu_tail<const G: usize, const N: usize>(
         w1: *const u32,
         wg: *const u32,
         pairs: usize,
+        groups: usize,
         x: *const u32,
         width: usize,
         hp: *mut u32,
     ) {
-        let a = tail_sums::<N>(w1, pairs, x, width);
-        let g = tail_sums::<N>(wg, pairs, x, width);
-        for p in 0..N {
-            let (a, g) = (_mm512_zextps256_ps512(a[p]), _mm512_zextps256_ps512(g[p]));
-            let mut lanes = [0u32; 16];
-            let h = round(_mm512_mul_ps(silu(a), g));
-            _mm512_storeu_si512(lanes.as_mut_ptr() as *mut _, h);
-            for i in 0..OUTS / 2 {
-                *hp.add(i * width + p) = lanes[2 * i] | lanes[2 * i + 1] << 16;
+        debug_assert!(groups.is_multiple_of(G));
+        for b in (0..groups).step_by(G) {
+            let at = b * pairs * OUTS;
+            let a = tail_sums::<G, N>(w1.add(at), pairs, x, width);
+            let g = tail_sums::<G, N>(wg.add(at), pairs, x, width);
+            for k in 0..G {
+                for p in 0..N {
+                    let a = _mm512_zextps256_ps512(a[k][p]);
+                    let g = _mm512_zextps256_ps512(g[k][p]);
+                    let mut lanes = [0u32; 16];
+                    let h = round(_mm512_mul_ps(silu(a), g));
+                    _mm512_storeu_si512(lanes.as_mut_ptr() as *mut _, h);
+                    let rows = hp.add(4 * (b + k) * width + p);
+                    for i in 0..OUTS / 2 {
+                        *rows.add(i * width) = lanes[2 * i] | lanes[2 * i + 1] << 16;
+                    }
+                }
             }
         }
     }
