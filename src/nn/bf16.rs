@@ -210,6 +210,41 @@ pub fn pack_inputs(x: &[f32], inputs: usize, width: usize, xp: &mut Vec<u32>) {
     pack_into(x, inputs, width, xp);
 }
 
+/// [`pack_inputs`] of rows turned by RoPE first: `x`'s rows `2j` and `2j + 1` (`width`
+/// points: positions of `area` points side by side) taken as the pair `(x0, x1)` at each
+/// point `i` of a position and turned by the angle whose cosine and sine are
+/// `cos[table(j) + i]` and `sin[table(j) + i]`: `(x0 cos - x1 sin, x0 sin + x1 cos)`, each
+/// product rounded before the sum as a plain loop rounds it, so the same bits as turning
+/// the rows in fp32 and packing them. The caller checks [`available`].
+#[allow(clippy::too_many_arguments)]
+pub fn pack_rotated(
+    x: &[f32],
+    pairs: usize,
+    width: usize,
+    area: usize,
+    cos: &[f32],
+    sin: &[f32],
+    table: impl Fn(usize) -> usize,
+    xp: &mut Vec<u32>,
+) {
+    assert!(available(), "bf16 packing without AVX512-BF16");
+    assert!(area >= 1 && width.is_multiple_of(area) && x.len() >= 2 * pairs * width);
+    xp.clear();
+    xp.resize(width * pairs, 0);
+    for j in 0..pairs {
+        let t = table(j);
+        assert!(cos.len() >= t + area && sin.len() >= t + area);
+        let (lo, hi) = x[2 * j * width..(2 * j + 2) * width].split_at(width);
+        let row = &mut xp[j * width..(j + 1) * width];
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `available` checked AVX-512F; the rows and the table's `area` values
+        // are inside their slices (asserted above).
+        unsafe {
+            kernel::pack_rotated(lo, hi, &cos[t..t + area], &sin[t..t + area], row)
+        };
+    }
+}
+
 /// [`pack_inputs`] into `out`, which holds the pairs: 16 points at a time on AVX-512.
 fn pack_into(x: &[f32], inputs: usize, width: usize, out: &mut [u32]) {
     #[cfg(target_arch = "x86_64")]
@@ -343,6 +378,34 @@ pub(super) mod kernel {
                 };
                 _mm512_mask_storeu_epi32(row.add(p) as *mut _, mask, both);
                 p += 16;
+            }
+        }
+    }
+
+    /// One pair of rows of [`super::pack_rotated`], position by position (`cos.len()`
+    /// points each), 16 points at a time.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn pack_rotated(
+        lo: &[f32],
+        hi: &[f32],
+        cos: &[f32],
+        sin: &[f32],
+        row: &mut [u32],
+    ) {
+        let area = cos.len();
+        for p0 in (0..row.len()).step_by(area) {
+            let mut i = 0;
+            while i < area {
+                let mask = mask_of(area - i);
+                let x0 = _mm512_maskz_loadu_ps(mask, lo.as_ptr().add(p0 + i));
+                let x1 = _mm512_maskz_loadu_ps(mask, hi.as_ptr().add(p0 + i));
+                let c = _mm512_maskz_loadu_ps(mask, cos.as_ptr().add(i));
+                let sn = _mm512_maskz_loadu_ps(mask, sin.as_ptr().add(i));
+                let r0 = _mm512_sub_ps(_mm512_mul_ps(x0, c), _mm512_mul_ps(x1, sn));
+                let r1 = _mm512_add_ps(_mm512_mul_ps(x0, sn), _mm512_mul_ps(x1, c));
+                let both = _mm512_or_si512(round(r0), _mm512_slli_epi32::<16>(round(r1)));
+                _mm512_mask_storeu_epi32(row.as_mut_ptr().add(p0 + i) as *mut _, mask, both);
+                i += 16;
             }
         }
     }
@@ -797,6 +860,39 @@ mod tests {
 
     /// Rows computed on the fly pack as the whole input does; sums added are the sums
     /// written plus what was there.
+    /// RoPE in the packing: the same bits as the rows turned in fp32 and packed, for two
+    /// positions side by side and a table of its own per pair.
+    #[test]
+    fn rotated_rows_pack_as_turned_then_packed() {
+        if !available() {
+            eprintln!("skipped: this CPU has no AVX512-BF16");
+            return;
+        }
+        let (pairs, area, batch) = (5, 81, 2);
+        let width = area * batch;
+        let mut seed = 7u64;
+        let x = test_values(2 * pairs * width, &mut seed);
+        let angles = test_values(pairs * area, &mut seed);
+        let cos: Vec<f32> = angles.iter().map(|a| (3.0 * a).cos()).collect();
+        let sin: Vec<f32> = angles.iter().map(|a| (3.0 * a).sin()).collect();
+        let table = |j: usize| ((j * 3) % pairs) * area;
+        let mut turned = x.clone();
+        for j in 0..pairs {
+            let t = table(j);
+            for p in 0..width {
+                let (x0, x1) = (x[2 * j * width + p], x[(2 * j + 1) * width + p]);
+                let (c, sn) = (cos[t + p % area], sin[t + p % area]);
+                turned[2 * j * width + p] = x0 * c - x1 * sn;
+                turned[(2 * j + 1) * width + p] = x0 * sn + x1 * c;
+            }
+        }
+        let mut want = vec![0; pairs * width];
+        pack_inputs_scalar(&turned, 2 * pairs, width, &mut want);
+        let mut got = Vec::new();
+        pack_rotated(&x, pairs, width, area, &cos, &sin, table, &mut got);
+        assert_eq!(got, want);
+    }
+
     #[test]
     fn packed_rows_and_added_sums_are_the_plain_ones() {
         if !available() {

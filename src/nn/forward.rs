@@ -605,10 +605,13 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
         t
     };
     let t = s.prof.add(Part::Projections, t);
-    if !matches!(b.rope, Rope::None) {
-        let table = rope_table(b, size, &mut s.rope);
+    // In bf16 the queries and keys are turned as they are packed, below.
+    let in_bf16 = s.bf16 && super::attend::bf16_available() && d.is_multiple_of(2);
+    let pairs = d / 2;
+    let rope_at = (!matches!(b.rope, Rope::None)).then(|| rope_table(b, size, &mut s.rope));
+    let per_head = matches!(b.rope, Rope::Learnable { .. });
+    if let Some(table) = rope_at.filter(|_| !in_bf16) {
         let (cos, sin) = (&s.rope[table].cos, &s.rope[table].sin);
-        let per_head = matches!(b.rope, Rope::Learnable { .. });
         for p in 0..batch {
             let at = Planes { area, batch, p };
             rope(&mut s.q, b.heads, group, d, at, cos, sin, per_head);
@@ -627,10 +630,25 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
             d,
             dv,
         };
-        let in_bf16 = s.bf16 && super::attend::bf16_available() && d.is_multiple_of(2);
         if in_bf16 {
-            super::bf16::pack_inputs(&s.q, b.heads * d, width, &mut s.qkp.0);
-            super::bf16::pack_inputs(&s.k, b.kv_heads * d, width, &mut s.qkp.1);
+            if let Some(table) = rope_at {
+                // Pair `j` of the queries is pair `j % pairs` of head `j / pairs`; the
+                // table has a row per pair, per key-value head with learned frequencies.
+                let (cos, sin) = (&s.rope[table].cos, &s.rope[table].sin);
+                let row = |head: usize, pair: usize| {
+                    (if per_head { head * pairs + pair } else { pair }) * area
+                };
+                let (q, k) = (&mut s.qkp.0, &mut s.qkp.1);
+                let q_at = |j: usize| row(j / pairs / group, j % pairs);
+                let k_at = |j: usize| row(j / pairs, j % pairs);
+                let qn = b.heads * pairs;
+                super::bf16::pack_rotated(&s.q, qn, width, area, cos, sin, q_at, q);
+                let kn = b.kv_heads * pairs;
+                super::bf16::pack_rotated(&s.k, kn, width, area, cos, sin, k_at, k);
+            } else {
+                super::bf16::pack_inputs(&s.q, b.heads * d, width, &mut s.qkp.0);
+                super::bf16::pack_inputs(&s.k, b.kv_heads * d, width, &mut s.qkp.1);
+            }
         }
         for p in 0..batch {
             for h in 0..b.heads {
