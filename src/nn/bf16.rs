@@ -210,6 +210,29 @@ pub fn pack_inputs(x: &[f32], inputs: usize, width: usize, xp: &mut Vec<u32>) {
     pack_into(x, inputs, width, xp);
 }
 
+/// [`pack_inputs`] of `x` (`weight.len()` rows of `inv.len()` points) scaled as a
+/// transformer's RMSNorm scales it: row `c` at point `p` times `inv[p] weight[c]`, that
+/// product first, so the same bits as scaling the rows in fp32 and packing them. The
+/// caller checks [`available`].
+pub fn pack_normed(x: &[f32], weight: &[f32], inv: &[f32], xp: &mut Vec<u32>) {
+    assert!(available(), "bf16 packing without AVX512-BF16");
+    let (channels, width) = (weight.len(), inv.len());
+    assert_eq!(x.len(), channels * width, "rows of another shape");
+    let pairs = channels.div_ceil(2);
+    xp.clear();
+    xp.resize(pairs * width, 0);
+    for j in 0..pairs {
+        let lo = &x[2 * j * width..(2 * j + 1) * width];
+        let hi = (2 * j + 1 < channels).then(|| &x[(2 * j + 1) * width..(2 * j + 2) * width]);
+        let w = (weight[2 * j], weight.get(2 * j + 1).copied().unwrap_or(0.0));
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `available` checked AVX-512F; every row is `width` long.
+        unsafe {
+            kernel::pack_normed(lo, hi, w, inv, &mut xp[j * width..(j + 1) * width])
+        };
+    }
+}
+
 /// [`pack_inputs`] of rows turned by RoPE first: `x`'s rows `2j` and `2j + 1` (`width`
 /// points: positions of `area` points side by side) taken as the pair `(x0, x1)` at each
 /// point `i` of a position and turned by the angle whose cosine and sine are
@@ -379,6 +402,34 @@ pub(super) mod kernel {
                 _mm512_mask_storeu_epi32(row.add(p) as *mut _, mask, both);
                 p += 16;
             }
+        }
+    }
+
+    /// One pair of rows of [`super::pack_normed`] (`hi` absent past the last channel),
+    /// 16 points at a time.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn pack_normed(
+        lo: &[f32],
+        hi: Option<&[f32]>,
+        (wl, wh): (f32, f32),
+        inv: &[f32],
+        row: &mut [u32],
+    ) {
+        let width = row.len();
+        let (wl, wh) = (_mm512_set1_ps(wl), _mm512_set1_ps(wh));
+        let mut p = 0;
+        while p < width {
+            let mask = mask_of(width - p);
+            let r = _mm512_maskz_loadu_ps(mask, inv.as_ptr().add(p));
+            let a = _mm512_maskz_loadu_ps(mask, lo.as_ptr().add(p));
+            let mut both = round(_mm512_mul_ps(a, _mm512_mul_ps(r, wl)));
+            if let Some(hi) = hi {
+                let b = _mm512_maskz_loadu_ps(mask, hi.as_ptr().add(p));
+                let b = round(_mm512_mul_ps(b, _mm512_mul_ps(r, wh)));
+                both = _mm512_or_si512(both, _mm512_slli_epi32::<16>(b));
+            }
+            _mm512_mask_storeu_epi32(row.as_mut_ptr().add(p) as *mut _, mask, both);
+            p += 16;
         }
     }
 

@@ -244,12 +244,7 @@ impl Packed {
     pub(super) fn norm(&mut self, x: &[f32], n: &TransformerNorm, area: usize, inv: &mut Vec<f32>) {
         debug_assert_eq!(x.len(), n.channels * area);
         inverse_rms(x, area, n.epsilon, inv);
-        super::bf16::pack_rows(n.channels, area, &mut self.xp, |c, row| {
-            let w = n.weight[c];
-            for ((o, &v), &r) in row.iter_mut().zip(&x[c * area..]).zip(inv.iter()) {
-                *o = v * (r * w);
-            }
-        });
+        super::bf16::pack_normed(x, &n.weight, inv, &mut self.xp);
         self.valid = true;
     }
 
@@ -627,17 +622,9 @@ pub(super) fn rms_norm(
 
 /// Per point, `1 / sqrt(mean of the squares of its channels + epsilon)`, into `inv`.
 fn inverse_rms(x: &[f32], area: usize, epsilon: f32, inv: &mut Vec<f32>) {
-    let channels = x.len() / area;
     inv.clear();
     inv.resize(area, 0.0);
-    for plane in x.chunks_exact(area) {
-        for (a, &v) in inv.iter_mut().zip(plane) {
-            *a += v * v;
-        }
-    }
-    for a in inv.iter_mut() {
-        *a = 1.0 / (*a / channels as f32 + epsilon).sqrt();
-    }
+    simd!(kernels::inverse_rms(x, epsilon, inv))
 }
 
 /// Row by row of `rows` (rows of `n`), `exp(scale (x - max x))` in place, and into
@@ -881,6 +868,23 @@ mod kernels {
             x
         } else {
             m
+        }
+    }
+
+    /// Each point's `1 / sqrt(mean of squares + epsilon)` over `x`'s planes (`inv.len()`
+    /// points each), summed plane by plane (no fused multiply-add: the same bits on every
+    /// CPU).
+    #[inline(always)]
+    pub fn inverse_rms<const FMA: bool>(x: &[f32], epsilon: f32, inv: &mut [f32]) {
+        let area = inv.len();
+        let channels = x.len() / area;
+        for plane in x.chunks_exact(area) {
+            for (a, &v) in inv.iter_mut().zip(plane) {
+                *a += v * v;
+            }
+        }
+        for a in inv.iter_mut() {
+            *a = 1.0 / (*a / channels as f32 + epsilon).sqrt();
         }
     }
 
