@@ -117,7 +117,7 @@ pub fn attend_bf16(
 #[cfg(target_arch = "x86_64")]
 mod kernel {
     use super::{HeadShape, QUERIES};
-    use crate::nn::bf16::kernel::exp;
+    use crate::nn::bf16::kernel::{exp, mask_of};
     use std::arch::x86_64::*;
 
     /// Keys (for the scores) or value rows (for the output) one register block holds.
@@ -145,12 +145,7 @@ mod kernel {
         let (qp, s) = (qp.as_mut_ptr(), s.as_mut_ptr());
         let scale = _mm512_set1_ps(scale);
         for q0 in (0..area).step_by(QUERIES) {
-            let n = QUERIES.min(area - q0);
-            let mask: __mmask16 = if n == QUERIES {
-                0xffff
-            } else {
-                (1u16 << n) - 1
-            };
+            let mask = mask_of(area - q0);
             for c in 0..d {
                 let row = _mm512_maskz_loadu_ps(mask, q.add(c * stride + q0));
                 _mm512_storeu_ps(qp.add(c * QUERIES), row);
@@ -260,13 +255,6 @@ mod kernel {
         let half = area.div_ceil(2);
         let (qp, kp, v, out) = (qp.as_ptr(), kp.as_ptr(), v.as_ptr(), out.as_mut_ptr());
         let (s, vp, pp) = (s.as_mut_ptr(), vp.as_mut_ptr(), pp.as_mut_ptr());
-        let mask_of = |n: usize| -> __mmask16 {
-            if n >= 16 {
-                0xffff
-            } else {
-                (1u16 << n) - 1
-            }
-        };
         // Values in point pairs: a row in order, in bf16, is its pairs.
         for c in 0..dv {
             let row = v.add(c * stride);

@@ -343,7 +343,7 @@ pub(super) mod kernel {
 
     /// The lanes of a register of 16 points that `n` points left fill.
     #[inline]
-    fn mask_of(n: usize) -> __mmask16 {
+    pub(in crate::nn) fn mask_of(n: usize) -> __mmask16 {
         if n >= 16 {
             0xffff
         } else {
@@ -375,6 +375,14 @@ pub(super) mod kernel {
         _mm512_mask_mov_epi32(rounded, nan, quiet)
     }
 
+    /// `lo` and `hi` rounded to bf16 and paired (`lo` low) into `row`'s lanes under `mask`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn store_pairs(row: *mut u32, mask: __mmask16, lo: __m512, hi: __m512) {
+        let both = _mm512_or_si512(round(lo), _mm512_slli_epi32::<16>(round(hi)));
+        _mm512_mask_storeu_epi32(row as *mut _, mask, both);
+    }
+
     /// [`super::pack_inputs`] 16 points at a time.
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn pack_inputs(x: &[f32], inputs: usize, width: usize, xp: &mut [u32]) {
@@ -384,23 +392,13 @@ pub(super) mod kernel {
             let lo = x.as_ptr().add(2 * j * width);
             let hi = (2 * j + 1 < inputs).then(|| x.as_ptr().add((2 * j + 1) * width));
             let row = xp.as_mut_ptr().add(j * width);
-            let mut p = 0;
-            while p < width {
-                let mask: __mmask16 = if width - p >= 16 {
-                    0xffff
-                } else {
-                    (1u16 << (width - p)) - 1
-                };
-                let l = round(_mm512_maskz_loadu_ps(mask, lo.add(p)));
-                let both = match hi {
-                    Some(hi) => {
-                        let h = round(_mm512_maskz_loadu_ps(mask, hi.add(p)));
-                        _mm512_or_si512(l, _mm512_slli_epi32::<16>(h))
-                    }
-                    None => l,
-                };
-                _mm512_mask_storeu_epi32(row.add(p) as *mut _, mask, both);
-                p += 16;
+            for p in (0..width).step_by(16) {
+                let mask = mask_of(width - p);
+                let l = _mm512_maskz_loadu_ps(mask, lo.add(p));
+                let h = hi.map_or(_mm512_setzero_ps(), |hi| {
+                    _mm512_maskz_loadu_ps(mask, hi.add(p))
+                });
+                store_pairs(row.add(p), mask, l, h);
             }
         }
     }
@@ -417,19 +415,18 @@ pub(super) mod kernel {
     ) {
         let width = row.len();
         let (wl, wh) = (_mm512_set1_ps(wl), _mm512_set1_ps(wh));
-        let mut p = 0;
-        while p < width {
+        for p in (0..width).step_by(16) {
             let mask = mask_of(width - p);
             let r = _mm512_maskz_loadu_ps(mask, inv.as_ptr().add(p));
             let a = _mm512_maskz_loadu_ps(mask, lo.as_ptr().add(p));
-            let mut both = round(_mm512_mul_ps(a, _mm512_mul_ps(r, wl)));
-            if let Some(hi) = hi {
-                let b = _mm512_maskz_loadu_ps(mask, hi.as_ptr().add(p));
-                let b = round(_mm512_mul_ps(b, _mm512_mul_ps(r, wh)));
-                both = _mm512_or_si512(both, _mm512_slli_epi32::<16>(b));
-            }
-            _mm512_mask_storeu_epi32(row.as_mut_ptr().add(p) as *mut _, mask, both);
-            p += 16;
+            let b = hi.map_or(_mm512_setzero_ps(), |hi| {
+                _mm512_maskz_loadu_ps(mask, hi.as_ptr().add(p))
+            });
+            let (a, b) = (
+                _mm512_mul_ps(a, _mm512_mul_ps(r, wl)),
+                _mm512_mul_ps(b, _mm512_mul_ps(r, wh)),
+            );
+            store_pairs(row.as_mut_ptr().add(p), mask, a, b);
         }
     }
 
@@ -445,8 +442,7 @@ pub(super) mod kernel {
     ) {
         let area = cos.len();
         for p0 in (0..row.len()).step_by(area) {
-            let mut i = 0;
-            while i < area {
+            for i in (0..area).step_by(16) {
                 let mask = mask_of(area - i);
                 let x0 = _mm512_maskz_loadu_ps(mask, lo.as_ptr().add(p0 + i));
                 let x1 = _mm512_maskz_loadu_ps(mask, hi.as_ptr().add(p0 + i));
@@ -454,9 +450,7 @@ pub(super) mod kernel {
                 let sn = _mm512_maskz_loadu_ps(mask, sin.as_ptr().add(i));
                 let r0 = _mm512_sub_ps(_mm512_mul_ps(x0, c), _mm512_mul_ps(x1, sn));
                 let r1 = _mm512_add_ps(_mm512_mul_ps(x0, sn), _mm512_mul_ps(x1, c));
-                let both = _mm512_or_si512(round(r0), _mm512_slli_epi32::<16>(round(r1)));
-                _mm512_mask_storeu_epi32(row.as_mut_ptr().add(p0 + i) as *mut _, mask, both);
-                i += 16;
+                store_pairs(row.as_mut_ptr().add(p0 + i), mask, r0, r1);
             }
         }
     }
