@@ -76,6 +76,21 @@ fn main() {
             black_box(&out);
         });
         report(&name, t);
+        let w32 = bf16::pack_weights_fp32(&w, inputs, outputs);
+        let name = format!("fp32/{inputs}x{outputs}@{width}");
+        let t = common::time(&name, &filter, flops, || {
+            bf16::dense_fp32(
+                &w32,
+                inputs,
+                outputs,
+                &x,
+                width,
+                &mut out,
+                bf16::Write::Store,
+            );
+            black_box(&out);
+        });
+        report(&name, t);
         let name = format!("pack+dense/{inputs}x{outputs}@{width}");
         let mut xp2 = Vec::new();
         let t = common::time(&name, &filter, flops, || {

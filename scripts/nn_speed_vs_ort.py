@@ -11,11 +11,16 @@ the engines taking turns (never two at once), each round in a new order.
   `--ort-batches`; the sum of the processes' evaluations a second, the best batch kept.
 - KataGo 1.17.2 (Eigen): `katago benchmark -t T` on its own positions, nnEvals/s; with
   `--katago-ftz` also with flush-to-zero and denormals-are-zero set (ftz.so preloaded).
+- `--ort-ftz`: ONNX Runtime also with flush-to-zero and denormals-are-zero (its own session
+  option, `scripts/ortbench.py ... ftz`). On Intel CPUs every multiply-add that yields a
+  subnormal costs a microcode assist, and b10c384's weights hold thousands of them: the
+  best figure is then the one with FTZ.
 
 Prints one line a measurement and, per size, the medians and the ratios. Usage:
 
     scripts/nn_speed_vs_ort.py [--rounds 3] [--sizes 9 19] [--threads 2] [--seconds 6]
-        [--batches 1 8] [--ort-batches 1 8] [--precisions fp32 bf16] [--tengen target/release/tengen] [--katago-ftz]
+        [--batches 1 8] [--ort-batches 1 8] [--precisions fp32 bf16] [--tengen target/release/tengen]
+        [--katago-ftz] [--ort-ftz]
 """
 
 import argparse
@@ -43,10 +48,29 @@ def tengen(args, size, batch, precision):
     return evals, batch
 
 
-def ort(args, size, batch):
+FTZ_C = """#include <xmmintrin.h>
+__attribute__((constructor)) static void ftz(void) { _mm_setcsr(_mm_getcsr() | 0x8040); }
+"""
+
+
+def ftz_library(args):
+    """ftz.so beside KataGo (which turns on flush-to-zero and denormals-are-zero when
+    preloaded), built if missing."""
+    lib = os.path.join(os.path.dirname(args.katago), "ftz.so")
+    if not os.path.exists(lib):
+        src = lib[:-3] + ".c"
+        with open(src, "w") as f:
+            f.write(FTZ_C)
+        subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", lib, src], check=True)
+    return lib
+
+
+def ort(args, size, batch, ftz=False):
+    bench = (os.path.join(os.path.dirname(os.path.abspath(__file__)), "ortbench.py") if ftz
+             else os.path.join(args.onnx_dir, "ortbench.py"))
     graph = os.path.join(args.onnx_dir, f"{os.path.basename(args.model).split('.')[0]}_{size}.onnx")
-    procs = [subprocess.Popen([sys.executable, os.path.join(args.onnx_dir, "ortbench.py"), graph,
-                               "1", str(batch), str(args.seconds)],
+    procs = [subprocess.Popen([sys.executable, bench, graph, "1", str(batch), str(args.seconds)]
+                              + (["ftz"] if ftz else []),
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
              for _ in range(args.threads)]
     total = 0.0
@@ -59,7 +83,7 @@ def ort(args, size, batch):
 def katago(args, size, ftz):
     env = dict(os.environ)
     if ftz:
-        env["LD_PRELOAD"] = os.path.join(os.path.dirname(args.katago), "ftz.so")
+        env["LD_PRELOAD"] = ftz_library(args)
     out = subprocess.run(
         [args.katago, "benchmark", "-model", args.model, "-config", args.config,
          "-boardsize", str(size), "-t", str(args.threads), "-v", "40", "-n", "3"],
@@ -86,6 +110,7 @@ def main():
     ap.add_argument("--model", default=MODEL)
     ap.add_argument("--onnx-dir", default=ONNX_DIR)
     ap.add_argument("--katago-ftz", action="store_true")
+    ap.add_argument("--ort-ftz", action="store_true")
     args = ap.parse_args()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
                 if l.startswith("model name")), "?")
@@ -99,6 +124,9 @@ def main():
                      lambda b=b, p=p: tengen(args, size, b, p))
                     for p in args.precisions for b in args.batches]
             jobs += [(f"ort batch {b}", lambda b=b: (ort(args, size, b), b)) for b in args.ort_batches]
+            if args.ort_ftz:
+                jobs += [(f"ort ftz batch {b}", lambda b=b: (ort(args, size, b, True), b))
+                         for b in args.ort_batches]
             jobs += [("katago", lambda: (katago(args, size, False), 1))]
             if args.katago_ftz:
                 jobs += [("katago ftz", lambda: (katago(args, size, True), 1))]

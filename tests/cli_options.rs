@@ -291,7 +291,7 @@ fn bench_nn_reports_what_it_was_given() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "{text}");
     // The default, auto, is bf16 where the CPU has AVX512-BF16; the line says which ran.
-    let auto = if tengen::nn::bf16::available() {
+    let auto = if tengen::nn::bf16::native() {
         "bf16"
     } else {
         "fp32"
@@ -299,8 +299,9 @@ fn bench_nn_reports_what_it_was_given() {
     for (line, size) in lines.iter().zip([9, 7]) {
         assert!(
             line.starts_with(&format!(
-                "mode=nn model={} precision={auto} size={size} threads=2 ",
-                net.name()
+                "mode=nn model={} precision={auto} kernels={} size={size} threads=2 ",
+                net.name(),
+                tengen::nn::kernels(auto == "bf16")
             )),
             "{line}"
         );
@@ -363,7 +364,7 @@ fn bench_nn_reports_what_it_was_given() {
         );
     } else {
         assert!(!out.status.success());
-        assert!(String::from_utf8_lossy(&out.stderr).contains("AVX512-BF16"));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("AVX-512"));
     }
 }
 

@@ -87,7 +87,7 @@ pub fn attend_bf16(
     scores: &mut Vec<f32>,
     packed: &mut Vec<u32>,
 ) {
-    assert!(bf16_available(), "bf16 attention without AVX512-BF16");
+    assert!(bf16_available(), "bf16 attention without AVX-512");
     let HeadShape {
         area,
         stride,
@@ -107,10 +107,14 @@ pub fn attend_bf16(
     packed.resize(dv * vrow + half * QUERIES, 0);
     let (vp, pp) = packed.split_at_mut(dv * vrow);
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: `bf16_available` checked AVX-512F and AVX512-BF16; the asserts above keep
+    // SAFETY: `bf16_available` checked AVX-512 (F, VL, BW), `native` AVX512-BF16; the asserts above keep
     // every row the kernel reads or writes inside its slice; the scratch is sized above.
     unsafe {
-        kernel::attend_bf16(qp, kp, v, shape, scale, out, scores, vp, vrow, pp)
+        if super::bf16::native() {
+            native::attend_bf16(qp, kp, v, shape, scale, out, scores, vp, vrow, pp)
+        } else {
+            emulated::attend_bf16(qp, kp, v, shape, scale, out, scores, vp, vrow, pp)
+        }
     }
 }
 
@@ -121,7 +125,7 @@ mod kernel {
     use std::arch::x86_64::*;
 
     /// Keys (for the scores) or value rows (for the output) one register block holds.
-    const BLOCK: usize = 8;
+    pub(super) const BLOCK: usize = 8;
 
     #[allow(clippy::too_many_arguments)]
     #[target_feature(enable = "avx512f")]
@@ -229,198 +233,6 @@ mod kernel {
         }
     }
 
-    /// [`super::attend_bf16`]: `vp` takes the values as point pairs (`dv` rows of `vrow`),
-    /// `pp` the softmax's weights as point pairs (16 queries a pair).
-    #[allow(clippy::too_many_arguments)]
-    #[target_feature(enable = "avx512f,avx512bf16,avx512bw")]
-    pub(super) unsafe fn attend_bf16(
-        qp: &[u32],
-        kp: &[u32],
-        v: &[f32],
-        shape: HeadShape,
-        scale: f32,
-        out: &mut [f32],
-        s: &mut [f32],
-        vp: &mut [u32],
-        vrow: usize,
-        pp: &mut [u32],
-    ) {
-        let HeadShape {
-            area,
-            stride,
-            d,
-            dv,
-        } = shape;
-        let pairs = d / 2;
-        let half = area.div_ceil(2);
-        let (qp, kp, v, out) = (qp.as_ptr(), kp.as_ptr(), v.as_ptr(), out.as_mut_ptr());
-        let (s, vp, pp) = (s.as_mut_ptr(), vp.as_mut_ptr(), pp.as_mut_ptr());
-        // Values in point pairs: a row in order, in bf16, is its pairs.
-        for c in 0..dv {
-            let row = v.add(c * stride);
-            for p0 in (0..area).step_by(2 * QUERIES) {
-                let lo = _mm512_maskz_loadu_ps(mask_of(area - p0), row.add(p0));
-                let rest = area.saturating_sub(p0 + QUERIES);
-                let hi = _mm512_maskz_loadu_ps(mask_of(rest), row.add((p0 + QUERIES).min(area)));
-                let both = _mm512_cvtne2ps_pbh(hi, lo);
-                _mm512_storeu_si512(vp.add(c * vrow + p0 / 2) as *mut _, cast_i(both));
-            }
-        }
-        // Scores in base 2: exp(x) = 2^(x log2 e).
-        let scale = _mm512_set1_ps(scale * std::f32::consts::LOG2_E);
-        for q0 in (0..area).step_by(QUERIES) {
-            let mask = mask_of(area - q0);
-            let mut max = _mm512_set1_ps(f32::NEG_INFINITY);
-            let mut j = 0;
-            while j + BLOCK <= area {
-                max = scores_bf16::<BLOCK>(qp, pairs, kp, stride, q0, mask, j, scale, s, max);
-                j += BLOCK;
-            }
-            while j < area {
-                max = scores_bf16::<1>(qp, pairs, kp, stride, q0, mask, j, scale, s, max);
-                j += 1;
-            }
-            let inv = softmax_pairs(s, area, max, pp);
-            let mut c = 0;
-            while c + BLOCK <= dv {
-                values_bf16::<BLOCK>(vp, vrow, c, pp, half, inv, out, stride, q0, mask);
-                c += BLOCK;
-            }
-            while c < dv {
-                values_bf16::<1>(vp, vrow, c, pp, half, inv, out, stride, q0, mask);
-                c += 1;
-            }
-        }
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bf16")]
-    unsafe fn cast_i(x: __m512bh) -> __m512i {
-        std::mem::transmute::<__m512bh, __m512i>(x)
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bf16")]
-    unsafe fn bh(x: __m512i) -> __m512bh {
-        std::mem::transmute::<__m512i, __m512bh>(x)
-    }
-
-    /// Scores of keys `j0..j0 + R` against queries `q0..` (under `mask`), in bf16 pairs of
-    /// channels, scaled, into `s`; `max` raised to the largest of each query's.
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bf16")]
-    unsafe fn scores_bf16<const R: usize>(
-        qp: *const u32,
-        pairs: usize,
-        kp: *const u32,
-        stride: usize,
-        q0: usize,
-        mask: __mmask16,
-        j0: usize,
-        scale: __m512,
-        s: *mut f32,
-        mut max: __m512,
-    ) -> __m512 {
-        let mut acc = [_mm512_setzero_ps(); R];
-        for t in 0..pairs {
-            let qt = bh(_mm512_maskz_loadu_epi32(
-                mask,
-                qp.add(t * stride + q0) as *const _,
-            ));
-            let keys = kp.add(t * stride + j0);
-            for (r, a) in acc.iter_mut().enumerate() {
-                *a = _mm512_dpbf16_ps(*a, qt, bh(_mm512_set1_epi32(*keys.add(r) as i32)));
-            }
-        }
-        for (r, a) in acc.iter().enumerate() {
-            let x = _mm512_mul_ps(*a, scale);
-            _mm512_storeu_ps(s.add((j0 + r) * QUERIES), x);
-            max = _mm512_max_ps(max, x);
-        }
-        max
-    }
-
-    /// The softmax's weights from the base-2 scores `s` (`area` rows of 16 queries) less
-    /// each query's `max`: `2^(s - max)` rounded to bf16, keys `2u` and `2u + 1` paired in
-    /// each query's lane at `pp`'s row `u`; the reciprocal of each query's sum.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bf16,avx512bw")]
-    unsafe fn softmax_pairs(s: *const f32, area: usize, max: __m512, pp: *mut u32) -> __m512 {
-        // Word 2i of the result is word i of the low half (key 2u's), 2i + 1 word i of the
-        // high half (key 2u + 1's).
-        let interleave = _mm512_set_epi16(
-            31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22, 6, 21, 5, 20,
-            4, 19, 3, 18, 2, 17, 1, 16, 0,
-        );
-        let weight = |j: usize| exp2(_mm512_sub_ps(_mm512_loadu_ps(s.add(j * QUERIES)), max));
-        let (mut sum0, mut sum1) = (_mm512_setzero_ps(), _mm512_setzero_ps());
-        let put = |u: usize, lo: __m512, hi: __m512| {
-            let both = cast_i(_mm512_cvtne2ps_pbh(hi, lo));
-            let both = _mm512_permutexvar_epi16(interleave, both);
-            _mm512_storeu_si512(pp.add(u * QUERIES) as *mut _, both);
-        };
-        for u in 0..area / 2 {
-            let (lo, hi) = (weight(2 * u), weight(2 * u + 1));
-            sum0 = _mm512_add_ps(sum0, lo);
-            sum1 = _mm512_add_ps(sum1, hi);
-            put(u, lo, hi);
-        }
-        if area % 2 == 1 {
-            let lo = weight(area - 1);
-            sum0 = _mm512_add_ps(sum0, lo);
-            put(area / 2, lo, _mm512_setzero_ps());
-        }
-        _mm512_div_ps(_mm512_set1_ps(1.0), _mm512_add_ps(sum0, sum1))
-    }
-
-    /// `2^x` for `x <= 0` to a relative 7e-6 (far below bf16's rounding, the weights' next
-    /// step): `2^n p(f)` with `n` the nearest integer, `f = x - n` in [-1/2, 1/2] and `p`
-    /// a degree-4 fit of `2^f`; under `2^-126` it is 0 or subnormal.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn exp2(x: __m512) -> __m512 {
-        let x = _mm512_max_ps(x, _mm512_set1_ps(-127.0));
-        let n = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(x);
-        let f = _mm512_sub_ps(x, n);
-        let mut p = _mm512_set1_ps(9.308_636e-3);
-        for c in [5.587_478e-2, 2.403_037e-1, 6.931_282e-1, 9.999_979e-1] {
-            p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(c));
-        }
-        _mm512_scalef_ps(p, n)
-    }
-
-    /// Value rows `c0..c0 + R` (point pairs) weighted by the paired weights `pp`, times
-    /// `inv`, into the output's queries `q0..` under `mask`.
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bf16")]
-    unsafe fn values_bf16<const R: usize>(
-        vp: *const u32,
-        vrow: usize,
-        c0: usize,
-        pp: *const u32,
-        half: usize,
-        inv: __m512,
-        out: *mut f32,
-        stride: usize,
-        q0: usize,
-        mask: __mmask16,
-    ) {
-        let mut acc = [_mm512_setzero_ps(); R];
-        for u in 0..half {
-            let w = bh(_mm512_loadu_si512(pp.add(u * QUERIES) as *const _));
-            for (r, a) in acc.iter_mut().enumerate() {
-                let x = *vp.add((c0 + r) * vrow + u);
-                *a = _mm512_dpbf16_ps(*a, w, bh(_mm512_set1_epi32(x as i32)));
-            }
-        }
-        for (r, a) in acc.iter().enumerate() {
-            let o = out.add((c0 + r) * stride + q0);
-            _mm512_mask_storeu_ps(o, mask, _mm512_mul_ps(*a, inv));
-        }
-    }
-
     /// The scores' columns (`area` rows of 16) turned into their exponentials less each
     /// column's largest, in place; the reciprocal of each column's sum.
     #[inline]
@@ -439,6 +251,220 @@ mod kernel {
         _mm512_div_ps(_mm512_set1_ps(1.0), sum)
     }
 }
+
+/// The bf16 head, once with AVX512-BF16's instructions and once with them emulated on
+/// AVX-512F (the same bits: `bf16::kernel::dot_emulated`).
+macro_rules! bf16_kernels {
+    ($name:ident, $features:literal, $dot:path, $cvt2:path) => {
+        mod $name {
+            use super::kernel::BLOCK;
+            use super::{HeadShape, QUERIES};
+            use crate::nn::bf16::kernel::mask_of;
+            use std::arch::x86_64::*;
+
+            /// [`super::attend_bf16`]: `vp` takes the values as point pairs (`dv` rows of `vrow`),
+            /// `pp` the softmax's weights as point pairs (16 queries a pair).
+            #[allow(clippy::too_many_arguments)]
+            #[target_feature(enable = $features)]
+            pub(super) unsafe fn attend_bf16(
+                qp: &[u32],
+                kp: &[u32],
+                v: &[f32],
+                shape: HeadShape,
+                scale: f32,
+                out: &mut [f32],
+                s: &mut [f32],
+                vp: &mut [u32],
+                vrow: usize,
+                pp: &mut [u32],
+            ) {
+                let HeadShape {
+                    area,
+                    stride,
+                    d,
+                    dv,
+                } = shape;
+                let pairs = d / 2;
+                let half = area.div_ceil(2);
+                let (qp, kp, v, out) = (qp.as_ptr(), kp.as_ptr(), v.as_ptr(), out.as_mut_ptr());
+                let (s, vp, pp) = (s.as_mut_ptr(), vp.as_mut_ptr(), pp.as_mut_ptr());
+                // Values in point pairs: a row in order, in bf16, is its pairs.
+                for c in 0..dv {
+                    let row = v.add(c * stride);
+                    for p0 in (0..area).step_by(2 * QUERIES) {
+                        let lo = _mm512_maskz_loadu_ps(mask_of(area - p0), row.add(p0));
+                        let rest = area.saturating_sub(p0 + QUERIES);
+                        let hi =
+                            _mm512_maskz_loadu_ps(mask_of(rest), row.add((p0 + QUERIES).min(area)));
+                        let both = $cvt2(hi, lo);
+                        _mm512_storeu_si512(vp.add(c * vrow + p0 / 2) as *mut _, both);
+                    }
+                }
+                // Scores in base 2: exp(x) = 2^(x log2 e).
+                let scale = _mm512_set1_ps(scale * std::f32::consts::LOG2_E);
+                for q0 in (0..area).step_by(QUERIES) {
+                    let mask = mask_of(area - q0);
+                    let mut max = _mm512_set1_ps(f32::NEG_INFINITY);
+                    let mut j = 0;
+                    while j + BLOCK <= area {
+                        max =
+                            scores_bf16::<BLOCK>(qp, pairs, kp, stride, q0, mask, j, scale, s, max);
+                        j += BLOCK;
+                    }
+                    while j < area {
+                        max = scores_bf16::<1>(qp, pairs, kp, stride, q0, mask, j, scale, s, max);
+                        j += 1;
+                    }
+                    let inv = softmax_pairs(s, area, max, pp);
+                    let mut c = 0;
+                    while c + BLOCK <= dv {
+                        values_bf16::<BLOCK>(vp, vrow, c, pp, half, inv, out, stride, q0, mask);
+                        c += BLOCK;
+                    }
+                    while c < dv {
+                        values_bf16::<1>(vp, vrow, c, pp, half, inv, out, stride, q0, mask);
+                        c += 1;
+                    }
+                }
+            }
+
+            /// Scores of keys `j0..j0 + R` against queries `q0..` (under `mask`), in bf16 pairs of
+            /// channels, scaled, into `s`; `max` raised to the largest of each query's.
+            #[allow(clippy::too_many_arguments)]
+            #[inline]
+            #[target_feature(enable = $features)]
+            unsafe fn scores_bf16<const R: usize>(
+                qp: *const u32,
+                pairs: usize,
+                kp: *const u32,
+                stride: usize,
+                q0: usize,
+                mask: __mmask16,
+                j0: usize,
+                scale: __m512,
+                s: *mut f32,
+                mut max: __m512,
+            ) -> __m512 {
+                let mut acc = [_mm512_setzero_ps(); R];
+                for t in 0..pairs {
+                    let qt = (_mm512_maskz_loadu_epi32(mask, qp.add(t * stride + q0) as *const _));
+                    let keys = kp.add(t * stride + j0);
+                    for (r, a) in acc.iter_mut().enumerate() {
+                        *a = $dot(*a, qt, (_mm512_set1_epi32(*keys.add(r) as i32)));
+                    }
+                }
+                for (r, a) in acc.iter().enumerate() {
+                    let x = _mm512_mul_ps(*a, scale);
+                    _mm512_storeu_ps(s.add((j0 + r) * QUERIES), x);
+                    max = _mm512_max_ps(max, x);
+                }
+                max
+            }
+
+            /// The softmax's weights from the base-2 scores `s` (`area` rows of 16 queries) less
+            /// each query's `max`: `2^(s - max)` rounded to bf16, keys `2u` and `2u + 1` paired in
+            /// each query's lane at `pp`'s row `u`; the reciprocal of each query's sum.
+            #[inline]
+            #[target_feature(enable = $features)]
+            unsafe fn softmax_pairs(
+                s: *const f32,
+                area: usize,
+                max: __m512,
+                pp: *mut u32,
+            ) -> __m512 {
+                // Word 2i of the result is word i of the low half (key 2u's), 2i + 1 word i of the
+                // high half (key 2u + 1's).
+                let interleave = _mm512_set_epi16(
+                    31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22, 6, 21,
+                    5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0,
+                );
+                let weight =
+                    |j: usize| exp2(_mm512_sub_ps(_mm512_loadu_ps(s.add(j * QUERIES)), max));
+                let (mut sum0, mut sum1) = (_mm512_setzero_ps(), _mm512_setzero_ps());
+                let put = |u: usize, lo: __m512, hi: __m512| {
+                    let both = $cvt2(hi, lo);
+                    let both = _mm512_permutexvar_epi16(interleave, both);
+                    _mm512_storeu_si512(pp.add(u * QUERIES) as *mut _, both);
+                };
+                for u in 0..area / 2 {
+                    let (lo, hi) = (weight(2 * u), weight(2 * u + 1));
+                    sum0 = _mm512_add_ps(sum0, lo);
+                    sum1 = _mm512_add_ps(sum1, hi);
+                    put(u, lo, hi);
+                }
+                if area % 2 == 1 {
+                    let lo = weight(area - 1);
+                    sum0 = _mm512_add_ps(sum0, lo);
+                    put(area / 2, lo, _mm512_setzero_ps());
+                }
+                _mm512_div_ps(_mm512_set1_ps(1.0), _mm512_add_ps(sum0, sum1))
+            }
+
+            /// `2^x` for `x <= 0` to a relative 7e-6 (far below bf16's rounding, the weights' next
+            /// step): `2^n p(f)` with `n` the nearest integer, `f = x - n` in [-1/2, 1/2] and `p`
+            /// a degree-4 fit of `2^f`; under `2^-126` it is 0 or subnormal.
+            #[inline]
+            #[target_feature(enable = "avx512f")]
+            unsafe fn exp2(x: __m512) -> __m512 {
+                let x = _mm512_max_ps(x, _mm512_set1_ps(-127.0));
+                let n =
+                    _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(x);
+                let f = _mm512_sub_ps(x, n);
+                let mut p = _mm512_set1_ps(9.308_636e-3);
+                for c in [5.587_478e-2, 2.403_037e-1, 6.931_282e-1, 9.999_979e-1] {
+                    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(c));
+                }
+                _mm512_scalef_ps(p, n)
+            }
+
+            /// Value rows `c0..c0 + R` (point pairs) weighted by the paired weights `pp`, times
+            /// `inv`, into the output's queries `q0..` under `mask`.
+            #[allow(clippy::too_many_arguments)]
+            #[inline]
+            #[target_feature(enable = $features)]
+            unsafe fn values_bf16<const R: usize>(
+                vp: *const u32,
+                vrow: usize,
+                c0: usize,
+                pp: *const u32,
+                half: usize,
+                inv: __m512,
+                out: *mut f32,
+                stride: usize,
+                q0: usize,
+                mask: __mmask16,
+            ) {
+                let mut acc = [_mm512_setzero_ps(); R];
+                for u in 0..half {
+                    let w = (_mm512_loadu_si512(pp.add(u * QUERIES) as *const _));
+                    for (r, a) in acc.iter_mut().enumerate() {
+                        let x = *vp.add((c0 + r) * vrow + u);
+                        *a = $dot(*a, w, (_mm512_set1_epi32(x as i32)));
+                    }
+                }
+                for (r, a) in acc.iter().enumerate() {
+                    let o = out.add((c0 + r) * stride + q0);
+                    _mm512_mask_storeu_ps(o, mask, _mm512_mul_ps(*a, inv));
+                }
+            }
+        }
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
+bf16_kernels!(
+    native,
+    "avx512f,avx512vl,avx512bw,avx512bf16",
+    crate::nn::bf16::kernel::dot_native,
+    crate::nn::bf16::kernel::cvt2_native
+);
+#[cfg(target_arch = "x86_64")]
+bf16_kernels!(
+    emulated,
+    "avx512f,avx512vl,avx512bw",
+    crate::nn::bf16::kernel::dot_emulated,
+    crate::nn::bf16::kernel::cvt2_emulated
+);
 
 #[cfg(test)]
 mod tests {
@@ -546,7 +572,7 @@ mod tests {
     #[test]
     fn bf16_attention_stays_near_the_definition() {
         if !bf16_available() {
-            eprintln!("skipped: this CPU has no AVX512-BF16");
+            eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
             return;
         }
         for (area, stride, d, dv) in SHAPES {

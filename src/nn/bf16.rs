@@ -8,10 +8,11 @@
 //! every output row is written a register at a time; the few points past the last whole
 //! register take the roles swapped (eight outputs to a 256-bit register, a register a
 //! point), the same sums. A layer's sums are written, or added to a residual stream; SwiGLU's two
-//! layers run as one ([`swiglu`]) whose output is already packed for the next. Only on CPUs
-//! with AVX512-BF16, and only for layers whose outputs come in whole blocks of 64
-//! ([`usable`]); the forward pass falls back on fp32 elsewhere. Knows nothing of models,
-//! boards or evaluation.
+//! layers run as one ([`swiglu`]) whose output is already packed for the next. On CPUs
+//! with AVX-512 (F, VL, BW): with AVX512-BF16's instructions where the CPU has them, else
+//! the same sums by fp32 multiply-adds ([`native`]); only for layers whose outputs come in
+//! whole blocks of 64 ([`usable`]); the forward pass falls back on fp32 elsewhere. Knows
+//! nothing of models, boards or evaluation.
 
 /// Outputs a layer must come in whole blocks of to run in bf16 (the multiple every layer
 /// of the trunk has).
@@ -42,8 +43,10 @@ fn pair(lo: f32, hi: f32) -> u32 {
     to_bf16(lo) as u32 | (to_bf16(hi) as u32) << 16
 }
 
-/// Whether this CPU runs the kernel (AVX-512 F, VL and BW, and AVX512-BF16, which every
-/// CPU with the last has), detected once.
+/// Whether this CPU runs the kernels (AVX-512 F, VL and BW): with AVX512-BF16's own
+/// instructions where it has them ([`native`]), else with their products emulated by
+/// fp32 multiply-adds, to the bit: the same outputs, at fp32's arithmetic rate but half its
+/// bytes of weights and activations. Detected once.
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
@@ -52,8 +55,19 @@ pub fn available() -> bool {
             is_x86_feature_detected!("avx512f")
                 && is_x86_feature_detected!("avx512vl")
                 && is_x86_feature_detected!("avx512bw")
-                && is_x86_feature_detected!("avx512bf16")
         })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// Whether the kernels run on AVX512-BF16's own instructions here (which every CPU with
+/// them runs twice as fast as fp32): where `precision=auto` chooses bf16.
+pub fn native() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *HAS.get_or_init(|| available() && is_x86_feature_detected!("avx512bf16"))
     }
     #[cfg(not(target_arch = "x86_64"))]
     false
@@ -141,7 +155,12 @@ pub fn dense_packed(
     // SAFETY: `usable` checked the CPU's features; the asserts above keep every index the
     // kernel touches inside its slice.
     unsafe {
-        kernel::dense(wp, pairs, outputs, xp, width, out, write == Write::Add)
+        let add = write == Write::Add;
+        if native() {
+            native::dense(wp, pairs, outputs, xp, width, out, add)
+        } else {
+            emulated::dense(wp, pairs, outputs, xp, width, out, add)
+        }
     }
 }
 
@@ -170,7 +189,65 @@ pub fn swiglu(
     #[cfg(target_arch = "x86_64")]
     // SAFETY: as in `dense_packed`; `hp` holds `outputs / 2` pairs at `width` points.
     unsafe {
-        kernel::swiglu(w1, wg, pairs, outputs, xp, width, hp)
+        if native() {
+            native::swiglu(w1, wg, pairs, outputs, xp, width, hp)
+        } else {
+            emulated::swiglu(w1, wg, pairs, outputs, xp, width, hp)
+        }
+    }
+}
+
+/// The weights `w` (`inputs x outputs`, row-major; `outputs` a multiple of [`BLOCK`]) for
+/// [`dense_fp32`]: as [`pack_weights`] lays them out, one fp32 (its bits) an input channel
+/// instead of a bf16 pair.
+pub fn pack_weights_fp32(w: &[f32], inputs: usize, outputs: usize) -> Vec<u32> {
+    assert!(
+        outputs.is_multiple_of(BLOCK),
+        "{outputs} outputs are not whole blocks"
+    );
+    let mut out = vec![0u32; inputs * outputs];
+    for i in 0..inputs {
+        for o in 0..outputs {
+            out[((o / OUTS) * inputs + i) * OUTS + o % OUTS] = w[i * outputs + o].to_bits();
+        }
+    }
+    out
+}
+
+/// Whether a dense layer of `outputs` channels can run on [`dense_fp32`] here (AVX-512).
+pub fn usable_fp32(outputs: usize) -> bool {
+    outputs.is_multiple_of(BLOCK) && available()
+}
+
+/// `out (outputs x width) = W^T x` in fp32 by the bf16 kernel's tiles (eight outputs at 48
+/// points, each weight broadcast, every sum one chain of multiply-adds over the inputs in
+/// order): `x` (`inputs x width`, channel-major) read as it is, weights `wp` from
+/// [`pack_weights_fp32`], sums written or added into `out`. The caller checks
+/// [`usable_fp32`].
+pub fn dense_fp32(
+    wp: &[u32],
+    inputs: usize,
+    outputs: usize,
+    x: &[f32],
+    width: usize,
+    out: &mut [f32],
+    write: Write,
+) {
+    assert!(
+        usable_fp32(outputs),
+        "fp32 tiles of {outputs} outputs on this CPU"
+    );
+    assert_eq!(wp.len(), inputs * outputs, "weights of another shape");
+    assert_eq!(x.len(), inputs * width, "inputs of another shape");
+    assert!(out.len() >= outputs * width);
+    // SAFETY: an f32 and a u32 have the same size and alignment, and every bit pattern is
+    // both; the kernel only reads `x`.
+    let xp = unsafe { std::slice::from_raw_parts(x.as_ptr() as *const u32, x.len()) };
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `usable_fp32` checked the CPU's features; the asserts above keep every index
+    // the kernel touches inside its slice.
+    unsafe {
+        fp32::dense(wp, inputs, outputs, xp, width, out, write == Write::Add)
     }
 }
 
@@ -215,7 +292,7 @@ pub fn pack_inputs(x: &[f32], inputs: usize, width: usize, xp: &mut Vec<u32>) {
 /// product first, so the same bits as scaling the rows in fp32 and packing them. The
 /// caller checks [`available`].
 pub fn pack_normed(x: &[f32], weight: &[f32], inv: &[f32], xp: &mut Vec<u32>) {
-    assert!(available(), "bf16 packing without AVX512-BF16");
+    assert!(available(), "bf16 packing without AVX-512");
     let (channels, width) = (weight.len(), inv.len());
     assert_eq!(x.len(), channels * width, "rows of another shape");
     let pairs = channels.div_ceil(2);
@@ -250,7 +327,7 @@ pub fn pack_rotated(
     table: impl Fn(usize) -> usize,
     xp: &mut Vec<u32>,
 ) {
-    assert!(available(), "bf16 packing without AVX512-BF16");
+    assert!(available(), "bf16 packing without AVX-512");
     assert!(area >= 1 && width.is_multiple_of(area) && x.len() >= 2 * pairs * width);
     xp.clear();
     xp.resize(width * pairs, 0);
@@ -301,45 +378,8 @@ fn pack_inputs_scalar(x: &[f32], inputs: usize, width: usize, xp: &mut [u32]) {
 
 #[cfg(target_arch = "x86_64")]
 pub(super) mod kernel {
-    use super::{OUTS, TILE, VECS};
+    use super::VECS;
     use std::arch::x86_64::*;
-
-    /// Calls `$f::<V>` for a tile of `$v` registers of points (1 to [`VECS`]).
-    macro_rules! by_vecs {
-        ($v:expr, $f:ident($($a:expr),*)) => {
-            match $v {
-                1 => $f::<1>($($a),*),
-                2 => $f::<2>($($a),*),
-                _ => $f::<VECS>($($a),*),
-            }
-        };
-    }
-
-    /// Calls `$f::<G, N>` for `$n` points, 0 to 15 (nothing for 0): `G` groups of outputs
-    /// at once, enough that `G N` sums run side by side (one chain of `vdpbf16ps` waits on
-    /// the one before).
-    macro_rules! by_points {
-        ($n:expr, $f:ident($($a:expr),*)) => {
-            match $n {
-                0 => {}
-                1 => $f::<8, 1>($($a),*),
-                2 => $f::<4, 2>($($a),*),
-                3 => $f::<4, 3>($($a),*),
-                4 => $f::<2, 4>($($a),*),
-                5 => $f::<2, 5>($($a),*),
-                6 => $f::<2, 6>($($a),*),
-                7 => $f::<2, 7>($($a),*),
-                8 => $f::<1, 8>($($a),*),
-                9 => $f::<1, 9>($($a),*),
-                10 => $f::<1, 10>($($a),*),
-                11 => $f::<1, 11>($($a),*),
-                12 => $f::<1, 12>($($a),*),
-                13 => $f::<1, 13>($($a),*),
-                14 => $f::<1, 14>($($a),*),
-                _ => $f::<1, 15>($($a),*),
-            }
-        };
-    }
 
     /// The lanes of a register of 16 points that `n` points left fill.
     #[inline]
@@ -354,7 +394,7 @@ pub(super) mod kernel {
     /// The masks of a tile's registers, `n` points from its first, and how many registers
     /// hold any.
     #[inline]
-    fn tile_masks(n: usize) -> ([__mmask16; VECS], usize) {
+    pub(super) fn tile_masks(n: usize) -> ([__mmask16; VECS], usize) {
         (
             std::array::from_fn(|v| mask_of(n.saturating_sub(16 * v))),
             n.div_ceil(16),
@@ -365,7 +405,7 @@ pub(super) mod kernel {
     /// even on the integer bits; a NaN stays a NaN).
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn round(v: __m512) -> __m512i {
+    pub(in crate::nn) unsafe fn round(v: __m512) -> __m512i {
         let u = _mm512_castps_si512(v);
         let odd = _mm512_and_si512(_mm512_srli_epi32::<16>(u), _mm512_set1_epi32(1));
         let up = _mm512_add_epi32(u, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff)));
@@ -455,296 +495,11 @@ pub(super) mod kernel {
         }
     }
 
-    /// Every tile of points (its inputs, read by every group of outputs, stay in cache),
-    /// every group of [`OUTS`] outputs.
-    #[target_feature(enable = "avx512f,avx512vl,avx512bf16")]
-    pub(super) unsafe fn dense(
-        wp: &[u32],
-        pairs: usize,
-        outputs: usize,
-        xp: &[u32],
-        width: usize,
-        out: &mut [f32],
-        add: bool,
-    ) {
-        let (wp, xp, out) = (wp.as_ptr(), xp.as_ptr(), out.as_mut_ptr());
-        let full = width - width % 16;
-        for p0 in (0..full).step_by(TILE) {
-            let (masks, vecs) = tile_masks(full - p0);
-            for b in 0..outputs / OUTS {
-                let w = wp.add(b * pairs * OUTS);
-                let o = out.add(b * OUTS * width + p0);
-                by_vecs!(vecs, tile(w, pairs, xp.add(p0), width, &masks, o, add));
-            }
-        }
-        let groups = outputs / OUTS;
-        by_points!(
-            width - full,
-            tail(wp, pairs, groups, xp.add(full), width, out.add(full), add)
-        );
-    }
-
-    /// Every group's [`OUTS`] outputs at the `N` (under 16) points past the last whole
-    /// register, written or added: the roles swapped, a 256-bit register of a group's
-    /// weights a pair and one accumulator a group and point, `G` groups at a time (the same
-    /// products and sums as [`tile`]'s, so the same bits, without a register of 16 lanes for
-    /// a few points).
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512vl,avx512bf16")]
-    unsafe fn tail<const G: usize, const N: usize>(
-        w: *const u32,
-        pairs: usize,
-        groups: usize,
-        x: *const u32,
-        width: usize,
-        out: *mut f32,
-        add: bool,
-    ) {
-        debug_assert!(groups.is_multiple_of(G));
-        for b in (0..groups).step_by(G) {
-            let sums = tail_sums::<G, N>(w.add(b * pairs * OUTS), pairs, x, width);
-            for (g, points) in sums.iter().enumerate() {
-                for (p, sum) in points.iter().enumerate() {
-                    let mut lanes = [0.0f32; OUTS];
-                    _mm256_storeu_ps(lanes.as_mut_ptr(), *sum);
-                    for (o, &v) in lanes.iter().enumerate() {
-                        let dst = out.add(((b + g) * OUTS + o) * width + p);
-                        *dst = if add { *dst + v } else { v };
-                    }
-                }
-            }
-        }
-    }
-
-    /// The sums of [`tail`]: one register of a group's [`OUTS`] outputs a point, for `G`
-    /// groups (their weights `pairs OUTS` apart).
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512vl,avx512bf16")]
-    unsafe fn tail_sums<const G: usize, const N: usize>(
-        w: *const u32,
-        pairs: usize,
-        x: *const u32,
-        width: usize,
-    ) -> [[__m256; N]; G] {
-        let mut acc = [[_mm256_setzero_ps(); N]; G];
-        for j in 0..pairs {
-            let xj = x.add(j * width);
-            let xb: [__m256bh; N] =
-                std::array::from_fn(|p| bh256(_mm256_set1_epi32(*xj.add(p) as i32)));
-            for (g, row) in acc.iter_mut().enumerate() {
-                let wj = bh256(_mm256_loadu_si256(w.add((g * pairs + j) * OUTS) as *const _));
-                for (a, &xp) in row.iter_mut().zip(&xb) {
-                    *a = _mm256_dpbf16_ps(*a, xp, wj);
-                }
-            }
-        }
-        acc
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512vl,avx512bf16")]
-    unsafe fn bh256(x: __m256i) -> __m256bh {
-        std::mem::transmute::<__m256i, __m256bh>(x)
-    }
-
-    /// One group's [`OUTS`] outputs at a tile's `V` registers of points, written or
-    /// added (output `o`'s row at `out + o width`).
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bf16")]
-    unsafe fn tile<const V: usize>(
-        w: *const u32,
-        pairs: usize,
-        x: *const u32,
-        width: usize,
-        masks: &[__mmask16; VECS],
-        out: *mut f32,
-        add: bool,
-    ) {
-        let acc = sums::<V, OUTS>(w, pairs, x, width, masks);
-        for (o, row) in acc.iter().enumerate() {
-            for (v, &sum) in row.iter().enumerate() {
-                let dst = out.add(o * width + 16 * v);
-                let value = if add {
-                    _mm512_add_ps(_mm512_maskz_loadu_ps(masks[v], dst), sum)
-                } else {
-                    sum
-                };
-                _mm512_mask_storeu_ps(dst, masks[v], value);
-            }
-        }
-    }
-
-    /// The sums of `N` outputs (weights of pair `j` at `w[j OUTS..]`) at `V` registers of
-    /// points (pair `j` of the tile's points at `x[j width..]`): `V N` accumulators, each
-    /// pair one `vdpbf16ps` per accumulator, its inputs a register of 16 points and the
-    /// output's weights broadcast (the same products and sums as with the roles swapped).
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bf16")]
-    unsafe fn sums<const V: usize, const N: usize>(
-        w: *const u32,
-        pairs: usize,
-        x: *const u32,
-        width: usize,
-        masks: &[__mmask16; VECS],
-    ) -> [[__m512; V]; N] {
-        let mut acc = [[_mm512_setzero_ps(); V]; N];
-        for j in 0..pairs {
-            let xv = pair_row::<V>(x.add(j * width), masks);
-            let wj = w.add(j * OUTS);
-            for (o, a) in acc.iter_mut().enumerate() {
-                let wb = bh(_mm512_set1_epi32(*wj.add(o) as i32));
-                for v in 0..V {
-                    a[v] = _mm512_dpbf16_ps(a[v], xv[v], wb);
-                }
-            }
-        }
-        acc
-    }
-
-    /// A pair's inputs at a tile's `V` registers of points (`row` its first point).
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bf16")]
-    unsafe fn pair_row<const V: usize>(
-        row: *const u32,
-        masks: &[__mmask16; VECS],
-    ) -> [__m512bh; V] {
-        let mut xv = [bh(_mm512_setzero_si512()); V];
-        for (v, r) in xv.iter_mut().enumerate() {
-            *r = bh(_mm512_maskz_loadu_epi32(
-                masks[v],
-                row.add(16 * v) as *const _,
-            ));
-        }
-        xv
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bf16")]
-    unsafe fn bh(x: __m512i) -> __m512bh {
-        std::mem::transmute::<__m512i, __m512bh>(x)
-    }
-
-    /// [`super::swiglu`]: per tile and group of four outputs, both layers' sums (in one
-    /// loop), combined, rounded and paired.
-    #[allow(clippy::too_many_arguments)]
-    #[target_feature(enable = "avx512f,avx512vl,avx512bf16")]
-    pub(super) unsafe fn swiglu(
-        w1: &[u32],
-        wg: &[u32],
-        pairs: usize,
-        outputs: usize,
-        xp: &[u32],
-        width: usize,
-        hp: &mut [u32],
-    ) {
-        let (w1, wg, xp, hp) = (w1.as_ptr(), wg.as_ptr(), xp.as_ptr(), hp.as_mut_ptr());
-        let full = width - width % 16;
-        for p0 in (0..full).step_by(TILE) {
-            let (masks, vecs) = tile_masks(full - p0);
-            for q in 0..outputs / 4 {
-                // Outputs 4q..4q + 4: half of a group of eight in each layer's packing.
-                let at = (q / 2) * pairs * OUTS + (q % 2) * 4;
-                let h = hp.add(2 * q * width + p0);
-                by_vecs!(
-                    vecs,
-                    swiglu_tile(w1.add(at), wg.add(at), pairs, xp.add(p0), width, &masks, h)
-                );
-            }
-        }
-        // The points past the last whole register, at most four at a time (two sums a
-        // group and point).
-        let groups = outputs / OUTS;
-        let mut p0 = full;
-        while p0 < width {
-            let n = (width - p0).min(4);
-            by_points!(
-                n,
-                swiglu_tail(w1, wg, pairs, groups, xp.add(p0), width, hp.add(p0))
-            );
-            p0 += n;
-        }
-    }
-
-    /// Every group's [`OUTS`] outputs of [`swiglu`] at `N` points as [`tail`] computes
-    /// them, combined, rounded and paired as [`swiglu_tile`] does (a group's outputs `2i`
-    /// and `2i + 1` into its packed row `i`).
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512vl,avx512bf16")]
-    unsafe fn swiglu_tail<const G: usize, const N: usize>(
-        w1: *const u32,
-        wg: *const u32,
-        pairs: usize,
-        groups: usize,
-        x: *const u32,
-        width: usize,
-        hp: *mut u32,
-    ) {
-        debug_assert!(groups.is_multiple_of(G));
-        for b in (0..groups).step_by(G) {
-            let at = b * pairs * OUTS;
-            let a = tail_sums::<G, N>(w1.add(at), pairs, x, width);
-            let g = tail_sums::<G, N>(wg.add(at), pairs, x, width);
-            for k in 0..G {
-                for p in 0..N {
-                    let a = _mm512_zextps256_ps512(a[k][p]);
-                    let g = _mm512_zextps256_ps512(g[k][p]);
-                    let mut lanes = [0u32; 16];
-                    let h = round(_mm512_mul_ps(silu(a), g));
-                    _mm512_storeu_si512(lanes.as_mut_ptr() as *mut _, h);
-                    let rows = hp.add(4 * (b + k) * width + p);
-                    for i in 0..OUTS / 2 {
-                        *rows.add(i * width) = lanes[2 * i] | lanes[2 * i + 1] << 16;
-                    }
-                }
-            }
-        }
-    }
-
-    /// Four outputs of [`swiglu`] at a tile: `silu(a) g` of each, rounded to bf16, outputs
-    /// `2i` and `2i + 1` paired into the packed row `i` (at `hp + i width`).
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bf16")]
-    unsafe fn swiglu_tile<const V: usize>(
-        w1: *const u32,
-        wg: *const u32,
-        pairs: usize,
-        x: *const u32,
-        width: usize,
-        masks: &[__mmask16; VECS],
-        hp: *mut u32,
-    ) {
-        let mut a = [[_mm512_setzero_ps(); V]; 4];
-        let mut g = [[_mm512_setzero_ps(); V]; 4];
-        for j in 0..pairs {
-            let xv = pair_row::<V>(x.add(j * width), masks);
-            let (w1j, wgj) = (w1.add(j * OUTS), wg.add(j * OUTS));
-            for o in 0..4 {
-                let b1 = bh(_mm512_set1_epi32(*w1j.add(o) as i32));
-                let bg = bh(_mm512_set1_epi32(*wgj.add(o) as i32));
-                for v in 0..V {
-                    a[o][v] = _mm512_dpbf16_ps(a[o][v], xv[v], b1);
-                    g[o][v] = _mm512_dpbf16_ps(g[o][v], xv[v], bg);
-                }
-            }
-        }
-        for i in 0..2 {
-            for v in 0..V {
-                let lo = round(_mm512_mul_ps(silu(a[2 * i][v]), g[2 * i][v]));
-                let hi = round(_mm512_mul_ps(silu(a[2 * i + 1][v]), g[2 * i + 1][v]));
-                let both = _mm512_or_si512(lo, _mm512_slli_epi32::<16>(hi));
-                _mm512_mask_storeu_epi32(hp.add(i * width + 16 * v) as *mut _, masks[v], both);
-            }
-        }
-    }
-
     /// `x / (1 + e^-x)` lane by lane, the same operations as `ops`' element-wise `silu`
     /// with fused multiply-adds, so the same bits.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn silu(x: __m512) -> __m512 {
+    pub(super) unsafe fn silu(x: __m512) -> __m512 {
         let neg = _mm512_castsi512_ps(_mm512_xor_si512(
             _mm512_castps_si512(x),
             _mm512_set1_epi32(i32::MIN),
@@ -788,7 +543,441 @@ pub(super) mod kernel {
         let tiny = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, _mm512_set1_ps(-87.0));
         _mm512_mask_mov_ps(e, tiny, _mm512_setzero_ps())
     }
+
+    /// `acc + a.hi b.hi + a.lo b.lo` lane by lane, each 32-bit lane of `a` and `b` a pair
+    /// of bf16: AVX512-BF16's `vdpbf16ps`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    pub(in crate::nn) unsafe fn dot_native(acc: __m512, a: __m512i, b: __m512i) -> __m512 {
+        _mm512_dpbf16_ps(
+            acc,
+            std::mem::transmute::<__m512i, __m512bh>(a),
+            std::mem::transmute::<__m512i, __m512bh>(b),
+        )
+    }
+
+    /// [`dot_native`] on 256 bits.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl,avx512bf16")]
+    pub(super) unsafe fn dot256_native(acc: __m256, a: __m256i, b: __m256i) -> __m256 {
+        _mm256_dpbf16_ps(
+            acc,
+            std::mem::transmute::<__m256i, __m256bh>(a),
+            std::mem::transmute::<__m256i, __m256bh>(b),
+        )
+    }
+
+    /// [`dot_native`] without AVX512-BF16, to the bit: a bf16 is the top half of an fp32,
+    /// so each pair's halves are widened by a mask and a shift, and their products (exact
+    /// in fp32) added by two fused multiply-adds, the high halves' first, as `vdpbf16ps`
+    /// adds them (it flushes subnormals; so do these under the forward pass's MXCSR).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(in crate::nn) unsafe fn dot_emulated(acc: __m512, a: __m512i, b: __m512i) -> __m512 {
+        let top = _mm512_set1_epi32(0xffff_0000u32 as i32);
+        let (ah, bh) = (_mm512_and_si512(a, top), _mm512_and_si512(b, top));
+        let (al, bl) = (_mm512_slli_epi32::<16>(a), _mm512_slli_epi32::<16>(b));
+        let acc = _mm512_fmadd_ps(_mm512_castsi512_ps(ah), _mm512_castsi512_ps(bh), acc);
+        _mm512_fmadd_ps(_mm512_castsi512_ps(al), _mm512_castsi512_ps(bl), acc)
+    }
+
+    /// [`dot_emulated`] on 256 bits.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn dot256_emulated(acc: __m256, a: __m256i, b: __m256i) -> __m256 {
+        let top = _mm256_set1_epi32(0xffff_0000u32 as i32);
+        let (ah, bh) = (_mm256_and_si256(a, top), _mm256_and_si256(b, top));
+        let (al, bl) = (_mm256_slli_epi32::<16>(a), _mm256_slli_epi32::<16>(b));
+        let acc = _mm256_fmadd_ps(_mm256_castsi256_ps(ah), _mm256_castsi256_ps(bh), acc);
+        _mm256_fmadd_ps(_mm256_castsi256_ps(al), _mm256_castsi256_ps(bl), acc)
+    }
+
+    /// `acc + a b` lane by lane, `a` and `b` fp32 (as bits): the fp32 instance's "pair".
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn dot_fp32(acc: __m512, a: __m512i, b: __m512i) -> __m512 {
+        _mm512_fmadd_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b), acc)
+    }
+
+    /// [`dot_fp32`] on 256 bits.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn dot256_fp32(acc: __m256, a: __m256i, b: __m256i) -> __m256 {
+        _mm256_fmadd_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), acc)
+    }
+
+    /// `lo` and `hi` rounded to bf16, `lo`'s 16 in the low half of the result and `hi`'s
+    /// in the high: AVX512-BF16's `vcvtne2ps2bf16`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    pub(in crate::nn) unsafe fn cvt2_native(hi: __m512, lo: __m512) -> __m512i {
+        std::mem::transmute::<__m512bh, __m512i>(_mm512_cvtne2ps_pbh(hi, lo))
+    }
+
+    /// [`cvt2_native`] without AVX512-BF16: [`round`] narrowed to 16 bits (the same bits
+    /// for every number but subnormals, which the instruction flushes and the forward pass
+    /// never makes under its MXCSR).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(in crate::nn) unsafe fn cvt2_emulated(hi: __m512, lo: __m512) -> __m512i {
+        let (l, h) = (
+            _mm512_cvtepi32_epi16(round(lo)),
+            _mm512_cvtepi32_epi16(round(hi)),
+        );
+        _mm512_inserti64x4::<1>(_mm512_castsi256_si512(l), h)
+    }
 }
+
+/// Calls `$f::<V>` for a tile of `$v` registers of points (1 to [`VECS`]).
+macro_rules! by_vecs {
+    ($v:expr, $f:ident($($a:expr),*)) => {
+        match $v {
+            1 => $f::<1>($($a),*),
+            2 => $f::<2>($($a),*),
+            _ => $f::<VECS>($($a),*),
+        }
+    };
+}
+
+/// Calls `$f::<G, N>` for `$n` points, 0 to 15 (nothing for 0): `G` groups of outputs
+/// at once, enough that `G N` sums run side by side (one chain of `vdpbf16ps` waits on
+/// the one before).
+macro_rules! by_points {
+    ($n:expr, $f:ident($($a:expr),*)) => {
+        match $n {
+            0 => {}
+            1 => $f::<8, 1>($($a),*),
+            2 => $f::<4, 2>($($a),*),
+            3 => $f::<4, 3>($($a),*),
+            4 => $f::<2, 4>($($a),*),
+            5 => $f::<2, 5>($($a),*),
+            6 => $f::<2, 6>($($a),*),
+            7 => $f::<2, 7>($($a),*),
+            8 => $f::<1, 8>($($a),*),
+            9 => $f::<1, 9>($($a),*),
+            10 => $f::<1, 10>($($a),*),
+            11 => $f::<1, 11>($($a),*),
+            12 => $f::<1, 12>($($a),*),
+            13 => $f::<1, 13>($($a),*),
+            14 => $f::<1, 14>($($a),*),
+            _ => $f::<1, 15>($($a),*),
+        }
+    };
+}
+
+/// The kernels that sum products of bf16 pairs, once with AVX512-BF16's `vdpbf16ps` and
+/// once with it emulated on AVX-512F (the same bits).
+macro_rules! dot_kernels {
+    ($(#[$attr:meta])* $name:ident, $features:literal, $dot:path, $dot256:path) => {
+        $(#[$attr])*
+        pub(super) mod $name {
+            use super::kernel::{round, silu, tile_masks};
+            use super::{BLOCK, OUTS, TILE, VECS};
+            use std::arch::x86_64::*;
+
+            /// A block of [`BLOCK`] outputs at a time (its weights, read from memory once,
+            /// stay in cache for every tile of points), every tile, every group of
+            /// [`OUTS`] outputs in the block, then the points past the last whole register.
+            #[target_feature(enable = $features)]
+            pub(super) unsafe fn dense(
+                wp: &[u32],
+                pairs: usize,
+                outputs: usize,
+                xp: &[u32],
+                width: usize,
+                out: &mut [f32],
+                add: bool,
+            ) {
+                let (wp, xp, out) = (wp.as_ptr(), xp.as_ptr(), out.as_mut_ptr());
+                let full = width - width % 16;
+                const GROUPS: usize = BLOCK / OUTS;
+                for b0 in (0..outputs / OUTS).step_by(GROUPS) {
+                    for p0 in (0..full).step_by(TILE) {
+                        let (masks, vecs) = tile_masks(full - p0);
+                        for b in b0..b0 + GROUPS {
+                            let w = wp.add(b * pairs * OUTS);
+                            let o = out.add(b * OUTS * width + p0);
+                            by_vecs!(vecs, tile(w, pairs, xp.add(p0), width, &masks, o, add));
+                        }
+                    }
+                    let (w, o) = (wp.add(b0 * pairs * OUTS), out.add(b0 * OUTS * width + full));
+                    by_points!(
+                        width - full,
+                        tail(w, pairs, GROUPS, xp.add(full), width, o, add)
+                    );
+                }
+            }
+
+            /// Every group's [`OUTS`] outputs at the `N` (under 16) points past the last whole
+            /// register, written or added: the roles swapped, a 256-bit register of a group's
+            /// weights a pair and one accumulator a group and point, `G` groups at a time (the same
+            /// products and sums as [`tile`]'s, so the same bits, without a register of 16 lanes for
+            /// a few points).
+            #[allow(clippy::too_many_arguments)]
+            #[inline]
+            #[target_feature(enable = $features)]
+            unsafe fn tail<const G: usize, const N: usize>(
+                w: *const u32,
+                pairs: usize,
+                groups: usize,
+                x: *const u32,
+                width: usize,
+                out: *mut f32,
+                add: bool,
+            ) {
+                debug_assert!(groups.is_multiple_of(G));
+                for b in (0..groups).step_by(G) {
+                    let sums = tail_sums::<G, N>(w.add(b * pairs * OUTS), pairs, x, width);
+                    for (g, points) in sums.iter().enumerate() {
+                        for (p, sum) in points.iter().enumerate() {
+                            let mut lanes = [0.0f32; OUTS];
+                            _mm256_storeu_ps(lanes.as_mut_ptr(), *sum);
+                            for (o, &v) in lanes.iter().enumerate() {
+                                let dst = out.add(((b + g) * OUTS + o) * width + p);
+                                *dst = if add { *dst + v } else { v };
+                            }
+                        }
+                    }
+                }
+            }
+
+            /// The sums of [`tail`]: one register of a group's [`OUTS`] outputs a point, for `G`
+            /// groups (their weights `pairs OUTS` apart).
+            #[inline]
+            #[target_feature(enable = $features)]
+            unsafe fn tail_sums<const G: usize, const N: usize>(
+                w: *const u32,
+                pairs: usize,
+                x: *const u32,
+                width: usize,
+            ) -> [[__m256; N]; G] {
+                let mut acc = [[_mm256_setzero_ps(); N]; G];
+                for j in 0..pairs {
+                    let xj = x.add(j * width);
+                    let xb: [__m256i; N] =
+                        std::array::from_fn(|p| _mm256_set1_epi32(*xj.add(p) as i32));
+                    for (g, row) in acc.iter_mut().enumerate() {
+                        let wj = _mm256_loadu_si256(w.add((g * pairs + j) * OUTS) as *const _);
+                        for (a, &xp) in row.iter_mut().zip(&xb) {
+                            *a = $dot256(*a, xp, wj);
+                        }
+                    }
+                }
+                acc
+            }
+
+
+            /// One group's [`OUTS`] outputs at a tile's `V` registers of points, written or
+            /// added (output `o`'s row at `out + o width`).
+            #[allow(clippy::too_many_arguments)]
+            #[inline]
+            #[target_feature(enable = $features)]
+            unsafe fn tile<const V: usize>(
+                w: *const u32,
+                pairs: usize,
+                x: *const u32,
+                width: usize,
+                masks: &[__mmask16; VECS],
+                out: *mut f32,
+                add: bool,
+            ) {
+                let acc = sums::<V, OUTS>(w, pairs, x, width, masks);
+                for (o, row) in acc.iter().enumerate() {
+                    for (v, &sum) in row.iter().enumerate() {
+                        let dst = out.add(o * width + 16 * v);
+                        let value = if add {
+                            _mm512_add_ps(_mm512_maskz_loadu_ps(masks[v], dst), sum)
+                        } else {
+                            sum
+                        };
+                        _mm512_mask_storeu_ps(dst, masks[v], value);
+                    }
+                }
+            }
+
+            /// The sums of `N` outputs (weights of pair `j` at `w[j OUTS..]`) at `V` registers of
+            /// points (pair `j` of the tile's points at `x[j width..]`): `V N` accumulators, each
+            /// pair one `vdpbf16ps` per accumulator, its inputs a register of 16 points and the
+            /// output's weights broadcast (the same products and sums as with the roles swapped).
+            #[inline]
+            #[target_feature(enable = $features)]
+            unsafe fn sums<const V: usize, const N: usize>(
+                w: *const u32,
+                pairs: usize,
+                x: *const u32,
+                width: usize,
+                masks: &[__mmask16; VECS],
+            ) -> [[__m512; V]; N] {
+                let mut acc = [[_mm512_setzero_ps(); V]; N];
+                for j in 0..pairs {
+                    let xv = pair_row::<V>(x.add(j * width), masks);
+                    let wj = w.add(j * OUTS);
+                    for (o, a) in acc.iter_mut().enumerate() {
+                        let wb = _mm512_set1_epi32(*wj.add(o) as i32);
+                        for v in 0..V {
+                            a[v] = $dot(a[v], xv[v], wb);
+                        }
+                    }
+                }
+                acc
+            }
+
+            /// A pair's inputs at a tile's `V` registers of points (`row` its first point).
+            #[inline]
+            #[target_feature(enable = $features)]
+            unsafe fn pair_row<const V: usize>(
+                row: *const u32,
+                masks: &[__mmask16; VECS],
+            ) -> [__m512i; V] {
+                let mut xv = [_mm512_setzero_si512(); V];
+                for (v, r) in xv.iter_mut().enumerate() {
+                    *r = _mm512_maskz_loadu_epi32(masks[v], row.add(16 * v) as *const _);
+                }
+                xv
+            }
+
+            /// [`super::swiglu`]: per tile and group of four outputs, both layers' sums (in one
+            /// loop), combined, rounded and paired.
+            #[allow(clippy::too_many_arguments)]
+            #[target_feature(enable = $features)]
+            pub(super) unsafe fn swiglu(
+                w1: &[u32],
+                wg: &[u32],
+                pairs: usize,
+                outputs: usize,
+                xp: &[u32],
+                width: usize,
+                hp: &mut [u32],
+            ) {
+                let (w1, wg, xp, hp) = (w1.as_ptr(), wg.as_ptr(), xp.as_ptr(), hp.as_mut_ptr());
+                let full = width - width % 16;
+                for p0 in (0..full).step_by(TILE) {
+                    let (masks, vecs) = tile_masks(full - p0);
+                    for q in 0..outputs / 4 {
+                        // Outputs 4q..4q + 4: half of a group of eight in each layer's packing.
+                        let at = (q / 2) * pairs * OUTS + (q % 2) * 4;
+                        let h = hp.add(2 * q * width + p0);
+                        by_vecs!(
+                            vecs,
+                            swiglu_tile(w1.add(at), wg.add(at), pairs, xp.add(p0), width, &masks, h)
+                        );
+                    }
+                }
+                // The points past the last whole register, at most four at a time (two sums a
+                // group and point).
+                let groups = outputs / OUTS;
+                let mut p0 = full;
+                while p0 < width {
+                    let n = (width - p0).min(4);
+                    by_points!(
+                        n,
+                        swiglu_tail(w1, wg, pairs, groups, xp.add(p0), width, hp.add(p0))
+                    );
+                    p0 += n;
+                }
+            }
+
+            /// Every group's [`OUTS`] outputs of [`swiglu`] at `N` points as [`tail`] computes
+            /// them, combined, rounded and paired as [`swiglu_tile`] does (a group's outputs `2i`
+            /// and `2i + 1` into its packed row `i`).
+            #[inline]
+            #[target_feature(enable = $features)]
+            unsafe fn swiglu_tail<const G: usize, const N: usize>(
+                w1: *const u32,
+                wg: *const u32,
+                pairs: usize,
+                groups: usize,
+                x: *const u32,
+                width: usize,
+                hp: *mut u32,
+            ) {
+                debug_assert!(groups.is_multiple_of(G));
+                for b in (0..groups).step_by(G) {
+                    let at = b * pairs * OUTS;
+                    let a = tail_sums::<G, N>(w1.add(at), pairs, x, width);
+                    let g = tail_sums::<G, N>(wg.add(at), pairs, x, width);
+                    for k in 0..G {
+                        for p in 0..N {
+                            let a = _mm512_zextps256_ps512(a[k][p]);
+                            let g = _mm512_zextps256_ps512(g[k][p]);
+                            let mut lanes = [0u32; 16];
+                            let h = round(_mm512_mul_ps(silu(a), g));
+                            _mm512_storeu_si512(lanes.as_mut_ptr() as *mut _, h);
+                            let rows = hp.add(4 * (b + k) * width + p);
+                            for i in 0..OUTS / 2 {
+                                *rows.add(i * width) = lanes[2 * i] | lanes[2 * i + 1] << 16;
+                            }
+                        }
+                    }
+                }
+            }
+
+            /// Four outputs of [`swiglu`] at a tile: `silu(a) g` of each, rounded to bf16, outputs
+            /// `2i` and `2i + 1` paired into the packed row `i` (at `hp + i width`).
+            #[allow(clippy::too_many_arguments)]
+            #[inline]
+            #[target_feature(enable = $features)]
+            unsafe fn swiglu_tile<const V: usize>(
+                w1: *const u32,
+                wg: *const u32,
+                pairs: usize,
+                x: *const u32,
+                width: usize,
+                masks: &[__mmask16; VECS],
+                hp: *mut u32,
+            ) {
+                let mut a = [[_mm512_setzero_ps(); V]; 4];
+                let mut g = [[_mm512_setzero_ps(); V]; 4];
+                for j in 0..pairs {
+                    let xv = pair_row::<V>(x.add(j * width), masks);
+                    let (w1j, wgj) = (w1.add(j * OUTS), wg.add(j * OUTS));
+                    for o in 0..4 {
+                        let b1 = _mm512_set1_epi32(*w1j.add(o) as i32);
+                        let bg = _mm512_set1_epi32(*wgj.add(o) as i32);
+                        for v in 0..V {
+                            a[o][v] = $dot(a[o][v], xv[v], b1);
+                            g[o][v] = $dot(g[o][v], xv[v], bg);
+                        }
+                    }
+                }
+                for i in 0..2 {
+                    for v in 0..V {
+                        let lo = round(_mm512_mul_ps(silu(a[2 * i][v]), g[2 * i][v]));
+                        let hi = round(_mm512_mul_ps(silu(a[2 * i + 1][v]), g[2 * i + 1][v]));
+                        let both = _mm512_or_si512(lo, _mm512_slli_epi32::<16>(hi));
+                        _mm512_mask_storeu_epi32(hp.add(i * width + 16 * v) as *mut _, masks[v], both);
+                    }
+                }
+            }
+
+        }
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
+dot_kernels!(
+    native,
+    "avx512f,avx512vl,avx512bw,avx512bf16",
+    super::kernel::dot_native,
+    super::kernel::dot256_native
+);
+#[cfg(target_arch = "x86_64")]
+dot_kernels!(
+    /// The same tiles in fp32: a "pair" is one channel's fp32 and its "product" one
+    /// multiply-add ([`dense_fp32`]; SwiGLU's packing epilogue is bf16's, unused here).
+    #[allow(dead_code)]
+    fp32,
+    "avx512f,avx512vl,avx512bw",
+    super::kernel::dot_fp32,
+    super::kernel::dot256_fp32
+);
+#[cfg(target_arch = "x86_64")]
+dot_kernels!(
+    emulated,
+    "avx512f,avx512vl,avx512bw",
+    super::kernel::dot_emulated,
+    super::kernel::dot256_emulated
+);
 
 /// Values in [-2, 2) from a seeded generator, for the tests of the kernels.
 #[cfg(test)]
@@ -826,7 +1015,7 @@ mod tests {
     #[test]
     fn inputs_pack_as_the_scalar_rounding_does() {
         if !available() {
-            eprintln!("skipped: this CPU has no AVX512-BF16");
+            eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
             return;
         }
         let specials = [
@@ -870,7 +1059,7 @@ mod tests {
     #[test]
     fn the_kernel_sums_the_rounded_products() {
         if !available() {
-            eprintln!("skipped: this CPU has no AVX512-BF16");
+            eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
             return;
         }
         for (inputs, outputs, width) in [(7, 64, 1), (192, 128, 81), (33, 64, 17), (2, 192, 6)] {
@@ -910,7 +1099,7 @@ mod tests {
     #[test]
     fn rotated_rows_pack_as_turned_then_packed() {
         if !available() {
-            eprintln!("skipped: this CPU has no AVX512-BF16");
+            eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
             return;
         }
         let (pairs, area, batch) = (5, 81, 2);
@@ -938,10 +1127,79 @@ mod tests {
         assert_eq!(got, want);
     }
 
+    /// The emulated products are AVX512-BF16's to the bit (on a CPU that has both; this
+    /// session's figure, the same `kata-raw-nn` hash on an Ice Lake emulating as on a Zen 4
+    /// running the instructions, is in PERF.md).
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn emulated_sums_are_the_instructions_own() {
+        if !native() {
+            eprintln!("skipped: this CPU has no AVX512-BF16");
+            return;
+        }
+        for (inputs, outputs, width) in [(192, 128, 81), (33, 64, 17), (384, 64, 361)] {
+            let mut seed = 17u64;
+            let w = test_values(inputs * outputs, &mut seed);
+            let x = test_values(inputs * width, &mut seed);
+            let wp = pack_weights(&w, inputs, outputs);
+            let mut xp = Vec::new();
+            pack_inputs(&x, inputs, width, &mut xp);
+            let pairs = inputs.div_ceil(2);
+            let (mut a, mut b) = (vec![0.0; outputs * width], vec![0.0; outputs * width]);
+            let (mut ha, mut hb) = (vec![0; outputs / 2 * width], vec![0; outputs / 2 * width]);
+            // SAFETY: `native` checked the features; the shapes are the kernels' own.
+            unsafe {
+                super::native::dense(&wp, pairs, outputs, &xp, width, &mut a, false);
+                super::emulated::dense(&wp, pairs, outputs, &xp, width, &mut b, false);
+                super::native::swiglu(&wp, &wp, pairs, outputs, &xp, width, &mut ha);
+                super::emulated::swiglu(&wp, &wp, pairs, outputs, &xp, width, &mut hb);
+            }
+            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&a), bits(&b), "{inputs}x{outputs}@{width}");
+            assert_eq!(ha, hb, "swiglu {inputs}x{outputs}@{width}");
+        }
+    }
+
+    /// The fp32 tiles sum each output as one chain of fused multiply-adds over the inputs
+    /// in order (the bits of the gemm crate's products they replace), on shapes with every
+    /// tail; added sums are the sums written plus what was there.
+    #[test]
+    fn fp32_tiles_sum_each_output_in_order() {
+        if !available() {
+            eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
+            return;
+        }
+        for (inputs, outputs, width) in [(7, 64, 1), (192, 128, 81), (33, 64, 17), (5, 192, 361)] {
+            let mut seed = 5u64;
+            let w = test_values(inputs * outputs, &mut seed);
+            let x = test_values(inputs * width, &mut seed);
+            let base = test_values(outputs * width, &mut seed);
+            let wp = pack_weights_fp32(&w, inputs, outputs);
+            let mut out = vec![f32::NAN; outputs * width];
+            dense_fp32(&wp, inputs, outputs, &x, width, &mut out, Write::Store);
+            let mut added = base.clone();
+            dense_fp32(&wp, inputs, outputs, &x, width, &mut added, Write::Add);
+            for o in 0..outputs {
+                for p in 0..width {
+                    let want = (0..inputs).fold(0.0f32, |a, i| {
+                        x[i * width + p].mul_add(w[i * outputs + o], a)
+                    });
+                    let at = o * width + p;
+                    assert_eq!(
+                        out[at].to_bits(),
+                        want.to_bits(),
+                        "{inputs}x{outputs}@{width}"
+                    );
+                    assert_eq!(added[at].to_bits(), (base[at] + want).to_bits());
+                }
+            }
+        }
+    }
+
     #[test]
     fn packed_rows_and_added_sums_are_the_plain_ones() {
         if !available() {
-            eprintln!("skipped: this CPU has no AVX512-BF16");
+            eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
             return;
         }
         for (inputs, outputs, width) in [(192, 192, 81), (9, 64, 17), (384, 192, 361)] {

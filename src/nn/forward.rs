@@ -150,7 +150,7 @@ impl<'m> Forward<'m> {
     }
 
     /// Runs the dense layers and 1x1 convolutions of this evaluator in bf16 (`true`) or
-    /// fp32; `false` when bf16 was asked for and this CPU has no AVX512-BF16.
+    /// fp32; `false` when bf16 was asked for and this CPU has no AVX-512 for the kernels.
     pub fn set_bf16(&mut self, on: bool) -> bool {
         if on && !super::bf16::available() {
             return false;

@@ -16,7 +16,7 @@ pub mod profile;
 
 pub use eval::{cached_bytes, CacheKeys, EvalCache, Evaluation, Evaluator, Request, Symmetry};
 pub use model::{Model, ModelError};
-pub use ops::{fma_peak_gflops, Bf16Choice, Precision};
+pub use ops::{fma_peak_gflops, kernels, Bf16Choice, Precision};
 
 use std::path::PathBuf;
 

@@ -33,6 +33,12 @@ pub(super) fn conv(
         });
         return;
     }
+    if let Some(wp) = conv_fp32_weights(c) {
+        out.resize(c.out_channels * n, 0.0);
+        let (i, o) = (c.in_channels, c.out_channels);
+        super::bf16::dense_fp32(wp, i, o, input, n, out, Write::Store);
+        return;
+    }
     let k = c.in_channels * c.kernel_y * c.kernel_x;
     let source: &[f32] = if c.kernel_y == 1 && c.kernel_x == 1 {
         input
@@ -61,6 +67,37 @@ pub(super) fn conv_bf16_weights(c: &Conv) -> Option<&[u32]> {
             }
         }
         super::bf16::pack_weights(&t, i, o)
+    });
+    Some(wp)
+}
+
+/// A 1x1 convolution's weights for the kernel's fp32 tiles, packed on first use; `None`
+/// for other kernels, or where the CPU has no AVX-512.
+fn conv_fp32_weights(c: &Conv) -> Option<&[u32]> {
+    if c.kernel_y != 1 || c.kernel_x != 1 || !super::bf16::usable_fp32(c.out_channels) {
+        return None;
+    }
+    let wp = c.fp32.get_or_init(|| {
+        let (i, o) = (c.in_channels, c.out_channels);
+        let mut t = vec![0.0; i * o];
+        for oc in 0..o {
+            for ic in 0..i {
+                t[ic * o + oc] = c.weights[oc * i + ic];
+            }
+        }
+        super::bf16::pack_weights_fp32(&t, i, o)
+    });
+    Some(wp)
+}
+
+/// A dense layer's weights for the kernel's fp32 tiles, packed on first use; `None` where
+/// the CPU has no AVX-512 or the layer's outputs are not whole blocks.
+fn fp32_weights(mm: &MatMul) -> Option<&[u32]> {
+    if !super::bf16::usable_fp32(mm.out_channels) {
+        return None;
+    }
+    let wp = mm.fp32.get_or_init(|| {
+        super::bf16::pack_weights_fp32(&mm.weights, mm.in_channels, mm.out_channels)
     });
     Some(wp)
 }
@@ -309,23 +346,26 @@ pub(super) use super::bf16::Write;
 /// The precision of the dense layers and 1x1 convolutions, as the programs' knob names it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Precision {
-    /// bf16 where the CPU has AVX512-BF16, else fp32 (the programs' default).
+    /// bf16 where the CPU has AVX512-BF16, else fp32 (the programs' default): bf16 without
+    /// those instructions (emulated) gives the same outputs as with them, but no faster than
+    /// fp32's arithmetic; only its bytes are halved.
     #[default]
     Auto,
     /// fp32: KataGo's outputs.
     Fp32,
-    /// bf16 (only on CPUs with AVX512-BF16).
+    /// bf16 (on CPUs with AVX-512: F, VL and BW; AVX512-BF16's instructions where it has
+    /// them, else emulated).
     Bf16,
 }
 
 impl Precision {
-    /// `auto`, `fp32` or `bf16`; bf16 is refused where the CPU lacks AVX512-BF16.
+    /// `auto`, `fp32` or `bf16`; bf16 is refused where the CPU lacks AVX-512.
     pub fn parse(v: &str) -> Result<Precision, String> {
         match v {
             "auto" => Ok(Precision::Auto),
             "fp32" => Ok(Precision::Fp32),
             "bf16" if super::bf16::available() => Ok(Precision::Bf16),
-            "bf16" => Err("this CPU has no AVX512-BF16".to_string()),
+            "bf16" => Err("this CPU has no AVX-512 (F, VL, BW)".to_string()),
             _ => Err(format!("{v:?} is not auto, fp32 or bf16")),
         }
     }
@@ -341,7 +381,24 @@ impl Precision {
 
     /// Whether the dense layers run in bf16 on this CPU.
     pub fn uses_bf16(self) -> bool {
-        self != Precision::Fp32 && super::bf16::available()
+        match self {
+            Precision::Auto => super::bf16::native(),
+            Precision::Bf16 => super::bf16::available(),
+            Precision::Fp32 => false,
+        }
+    }
+}
+
+/// Which kernels the dense layers run on here, in bf16 (`bf16`) or fp32, as `tengen bench`
+/// names them: `avx512bf16` (AVX512-BF16's instructions), `avx512-emulated` (the same bf16
+/// sums by fp32 multiply-adds), `avx512-tiles` (the same tiles in fp32), `gemm` (the gemm
+/// crate's products, on CPUs without AVX-512).
+pub fn kernels(bf16: bool) -> &'static str {
+    match (bf16, super::bf16::native(), super::bf16::available()) {
+        (true, true, _) => "avx512bf16",
+        (true, false, true) => "avx512-emulated",
+        (false, _, true) => "avx512-tiles",
+        _ => "gemm",
     }
 }
 
@@ -416,7 +473,7 @@ impl Bf16Choice {
     }
 
     /// Chooses bf16 (`true`) or fp32; `false` if bf16 was asked for and this CPU has no
-    /// AVX512-BF16 (nothing changes then).
+    /// AVX-512 for the bf16 kernels (nothing changes then).
     pub fn set(&self, on: bool) -> bool {
         if on && !super::bf16::available() {
             return false;
@@ -459,6 +516,11 @@ pub(super) fn dense(
         return;
     }
     packed.valid = false;
+    if let Some(wp) = fp32_weights(mm) {
+        let (i, o) = (mm.in_channels, mm.out_channels);
+        super::bf16::dense_fp32(wp, i, o, x, area, out, Write::Store);
+        return;
+    }
     gemm(
         out,
         Layout::row_major(mm.out_channels, area).t(),

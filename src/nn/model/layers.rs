@@ -25,6 +25,8 @@ pub struct Conv {
     pub weights: Vec<f32>,
     /// A 1x1 kernel's weights packed for the bf16 kernel, on first use.
     pub bf16: std::sync::OnceLock<Vec<u32>>,
+    /// A 1x1 kernel's weights packed for the kernel's fp32 tiles, on first use.
+    pub fp32: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// A batch norm folded at load: `y = x * scale[c] + bias[c]`, with
@@ -49,6 +51,9 @@ pub struct MatMul {
     pub weights: Vec<f32>,
     /// The weights packed for the bf16 kernel (`nn::bf16::pack_weights`), on first use.
     pub bf16: std::sync::OnceLock<Vec<u32>>,
+    /// The weights packed for the kernel's fp32 tiles (`nn::bf16::pack_weights_fp32`), on
+    /// first use.
+    pub fp32: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// A per-channel bias added after a [`MatMul`].

@@ -329,6 +329,7 @@ pub(super) fn conv(r: &mut Reader, parent: &str) -> Res<Conv> {
         out_channels: oc,
         weights,
         bf16: Default::default(),
+        fp32: Default::default(),
     })
 }
 
@@ -404,6 +405,7 @@ pub(super) fn matmul(r: &mut Reader, parent: &str) -> Res<MatMul> {
         out_channels: oc,
         weights,
         bf16: Default::default(),
+        fp32: Default::default(),
     })
 }
 
