@@ -301,7 +301,7 @@ fn bench_nn_reports_what_it_was_given() {
             line.starts_with(&format!(
                 "mode=nn model={} precision={auto} kernels={} size={size} threads=2 ",
                 net.name(),
-                tengen::nn::kernels(auto == "bf16")
+                tengen::nn::kernels(auto == "bf16", size * size)
             )),
             "{line}"
         );

@@ -57,11 +57,12 @@ pub fn attend(
     assert!(q.len() >= rows(d) && k.len() >= rows(d) && v.len() >= rows(dv));
     assert!(out.len() >= rows(dv));
     scratch.clear();
-    scratch.resize((d + area) * QUERIES, 0.0);
-    let (qp, s) = scratch.split_at_mut(d * QUERIES);
+    scratch.resize((d + area) * QUERIES * kernel::REGS, 0.0);
+    let (qp, s) = scratch.split_at_mut(d * QUERIES * kernel::REGS);
     #[cfg(target_arch = "x86_64")]
     // SAFETY: `available` checked AVX-512F; the asserts above keep every row the kernel
-    // reads or writes inside its slice, and the scratch holds `d` and `area` columns.
+    // reads or writes inside its slice, and the scratch holds `d` and `area` rows of
+    // `REGS` registers.
     unsafe {
         kernel::attend(q, k, v, shape, scale, out, qp, s)
     }
@@ -127,6 +128,13 @@ mod kernel {
     /// Keys (for the scores) or value rows (for the output) one register block holds.
     pub(super) const BLOCK: usize = 8;
 
+    /// Registers of [`QUERIES`] queries the fp32 head computes at once: every key and value
+    /// broadcast serves this many registers.
+    pub(super) const REGS: usize = 2;
+
+    /// Every block of `REGS` registers of queries: their scores against every key, the
+    /// softmax down each query's column, the values weighted by it. Each query's sums run
+    /// over the channels, then the keys, in order, whatever the block.
     #[allow(clippy::too_many_arguments)]
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn attend(
@@ -148,11 +156,15 @@ mod kernel {
         let (q, k, v, out) = (q.as_ptr(), k.as_ptr(), v.as_ptr(), out.as_mut_ptr());
         let (qp, s) = (qp.as_mut_ptr(), s.as_mut_ptr());
         let scale = _mm512_set1_ps(scale);
-        for q0 in (0..area).step_by(QUERIES) {
-            let mask = mask_of(area - q0);
+        for q0 in (0..area).step_by(REGS * QUERIES) {
+            // Register `i`'s queries start at `at[i]` (kept inside the row when it has none).
+            let at: [usize; REGS] = std::array::from_fn(|i| (q0 + QUERIES * i).min(area));
+            let masks: [__mmask16; REGS] = std::array::from_fn(|i| mask_of(area - at[i]));
             for c in 0..d {
-                let row = _mm512_maskz_loadu_ps(mask, q.add(c * stride + q0));
-                _mm512_storeu_ps(qp.add(c * QUERIES), row);
+                for i in 0..REGS {
+                    let row = _mm512_maskz_loadu_ps(masks[i], q.add(c * stride + at[i]));
+                    _mm512_storeu_ps(qp.add((c * REGS + i) * QUERIES), row);
+                }
             }
             let mut j = 0;
             while j + BLOCK <= area {
@@ -167,11 +179,11 @@ mod kernel {
             let inv = softmax_columns(s, area);
             let mut c = 0;
             while c + BLOCK <= dv {
-                values::<BLOCK>(v, stride, c, s, area, inv, out, q0, mask);
+                values::<BLOCK>(v, stride, c, s, area, &inv, out, &at, &masks);
                 c += BLOCK;
             }
             while c < dv {
-                values::<1>(v, stride, c, s, area, inv, out, q0, mask);
+                values::<1>(v, stride, c, s, area, &inv, out, &at, &masks);
                 c += 1;
             }
         }
@@ -190,21 +202,28 @@ mod kernel {
         scale: __m512,
         s: *mut f32,
     ) {
-        let mut acc = [_mm512_setzero_ps(); R];
+        let mut acc = [[_mm512_setzero_ps(); REGS]; R];
         for c in 0..d {
-            let qc = _mm512_loadu_ps(qp.add(c * QUERIES));
+            let qc: [__m512; REGS] =
+                std::array::from_fn(|i| _mm512_loadu_ps(qp.add((c * REGS + i) * QUERIES)));
             let keys = k.add(c * stride + j0);
             for (r, a) in acc.iter_mut().enumerate() {
-                *a = _mm512_fmadd_ps(_mm512_set1_ps(*keys.add(r)), qc, *a);
+                let key = _mm512_set1_ps(*keys.add(r));
+                for i in 0..REGS {
+                    a[i] = _mm512_fmadd_ps(key, qc[i], a[i]);
+                }
             }
         }
         for (r, a) in acc.iter().enumerate() {
-            _mm512_storeu_ps(s.add((j0 + r) * QUERIES), _mm512_mul_ps(*a, scale));
+            for (i, &sum) in a.iter().enumerate() {
+                let x = _mm512_mul_ps(sum, scale);
+                _mm512_storeu_ps(s.add(((j0 + r) * REGS + i) * QUERIES), x);
+            }
         }
     }
 
     /// Value rows `c0..c0 + R` weighted by the exponentials in `s`, times `inv`, into the
-    /// output's queries `q0..` under `mask`.
+    /// output's queries at `at` under `masks`.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     #[target_feature(enable = "avx512f")]
@@ -214,41 +233,51 @@ mod kernel {
         c0: usize,
         s: *const f32,
         area: usize,
-        inv: __m512,
+        inv: &[__m512; REGS],
         out: *mut f32,
-        q0: usize,
-        mask: __mmask16,
+        at: &[usize; REGS],
+        masks: &[__mmask16; REGS],
     ) {
-        let mut acc = [_mm512_setzero_ps(); R];
+        let mut acc = [[_mm512_setzero_ps(); REGS]; R];
         for j in 0..area {
-            let col = _mm512_loadu_ps(s.add(j * QUERIES));
+            let col: [__m512; REGS] =
+                std::array::from_fn(|i| _mm512_loadu_ps(s.add((j * REGS + i) * QUERIES)));
             for (r, a) in acc.iter_mut().enumerate() {
-                let x = *v.add((c0 + r) * stride + j);
-                *a = _mm512_fmadd_ps(_mm512_set1_ps(x), col, *a);
+                let x = _mm512_set1_ps(*v.add((c0 + r) * stride + j));
+                for i in 0..REGS {
+                    a[i] = _mm512_fmadd_ps(x, col[i], a[i]);
+                }
             }
         }
         for (r, a) in acc.iter().enumerate() {
-            let o = out.add((c0 + r) * stride + q0);
-            _mm512_mask_storeu_ps(o, mask, _mm512_mul_ps(*a, inv));
+            for i in 0..REGS {
+                let o = out.add((c0 + r) * stride + at[i]);
+                _mm512_mask_storeu_ps(o, masks[i], _mm512_mul_ps(a[i], inv[i]));
+            }
         }
     }
 
-    /// The scores' columns (`area` rows of 16) turned into their exponentials less each
-    /// column's largest, in place; the reciprocal of each column's sum.
+    /// The scores' columns (`area` rows of `REGS` registers) turned into their exponentials
+    /// less each column's largest, in place; the reciprocal of each column's sum.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn softmax_columns(s: *mut f32, area: usize) -> __m512 {
-        let mut max = _mm512_set1_ps(f32::NEG_INFINITY);
+    unsafe fn softmax_columns(s: *mut f32, area: usize) -> [__m512; REGS] {
+        let at = |j: usize, i: usize| s.add((j * REGS + i) * QUERIES);
+        let mut max = [_mm512_set1_ps(f32::NEG_INFINITY); REGS];
         for j in 0..area {
-            max = _mm512_max_ps(max, _mm512_loadu_ps(s.add(j * QUERIES)));
+            for (i, m) in max.iter_mut().enumerate() {
+                *m = _mm512_max_ps(*m, _mm512_loadu_ps(at(j, i)));
+            }
         }
-        let mut sum = _mm512_setzero_ps();
+        let mut sum = [_mm512_setzero_ps(); REGS];
         for j in 0..area {
-            let e = exp(_mm512_sub_ps(_mm512_loadu_ps(s.add(j * QUERIES)), max));
-            _mm512_storeu_ps(s.add(j * QUERIES), e);
-            sum = _mm512_add_ps(sum, e);
+            for i in 0..REGS {
+                let e = exp(_mm512_sub_ps(_mm512_loadu_ps(at(j, i)), max[i]));
+                _mm512_storeu_ps(at(j, i), e);
+                sum[i] = _mm512_add_ps(sum[i], e);
+            }
         }
-        _mm512_div_ps(_mm512_set1_ps(1.0), sum)
+        sum.map(|t| _mm512_div_ps(_mm512_set1_ps(1.0), t))
     }
 }
 

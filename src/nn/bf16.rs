@@ -19,10 +19,8 @@
 pub const BLOCK: usize = 64;
 /// Outputs one tile of the kernel computes, each a broadcast weight pair.
 const OUTS: usize = 8;
-/// Registers of 16 points one tile of the kernel computes.
+/// Registers of 16 points one tile of the kernel computes (at most).
 const VECS: usize = 3;
-/// Points one tile covers.
-const TILE: usize = 16 * VECS;
 
 /// `x` rounded to the nearest bf16 (ties to even), as its 16 bits.
 pub fn to_bf16(x: f32) -> u16 {
@@ -214,16 +212,21 @@ pub fn pack_weights_fp32(w: &[f32], inputs: usize, outputs: usize) -> Vec<u32> {
     out
 }
 
-/// Whether a dense layer of `outputs` channels can run on [`dense_fp32`] here (AVX-512).
-pub fn usable_fp32(outputs: usize) -> bool {
-    outputs.is_multiple_of(BLOCK) && available()
+/// Points up to which [`dense_fp32`] beats the gemm crate's products (which pack their
+/// inputs into contiguous panels, and win from 13x13 up: PERF.md).
+pub const FP32_WIDTH: usize = 128;
+
+/// Whether a dense layer of `outputs` channels at `width` points runs on [`dense_fp32`]
+/// here (AVX-512, up to [`FP32_WIDTH`] points).
+pub fn usable_fp32(outputs: usize, width: usize) -> bool {
+    outputs.is_multiple_of(BLOCK) && width <= FP32_WIDTH && available()
 }
 
 /// `out (outputs x width) = W^T x` in fp32 by the bf16 kernel's tiles (eight outputs at 48
 /// points, each weight broadcast, every sum one chain of multiply-adds over the inputs in
 /// order): `x` (`inputs x width`, channel-major) read as it is, weights `wp` from
 /// [`pack_weights_fp32`], sums written or added into `out`. The caller checks
-/// [`usable_fp32`].
+/// [`usable_fp32`] (past [`FP32_WIDTH`] the tiles are slower, not wrong).
 pub fn dense_fp32(
     wp: &[u32],
     inputs: usize,
@@ -234,7 +237,7 @@ pub fn dense_fp32(
     write: Write,
 ) {
     assert!(
-        usable_fp32(outputs),
+        outputs.is_multiple_of(BLOCK) && available(),
         "fp32 tiles of {outputs} outputs on this CPU"
     );
     assert_eq!(wp.len(), inputs * outputs, "weights of another shape");
@@ -244,7 +247,7 @@ pub fn dense_fp32(
     // both; the kernel only reads `x`.
     let xp = unsafe { std::slice::from_raw_parts(x.as_ptr() as *const u32, x.len()) };
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: `usable_fp32` checked the CPU's features; the asserts above keep every index
+    // SAFETY: the assert above checked the CPU's features; the asserts above keep every index
     // the kernel touches inside its slice.
     unsafe {
         fp32::dense(wp, inputs, outputs, xp, width, out, write == Write::Add)
@@ -668,12 +671,42 @@ macro_rules! by_points {
 /// The kernels that sum products of bf16 pairs, once with AVX512-BF16's `vdpbf16ps` and
 /// once with it emulated on AVX-512F (the same bits).
 macro_rules! dot_kernels {
-    ($(#[$attr:meta])* $name:ident, $features:literal, $dot:path, $dot256:path) => {
+    ($(#[$attr:meta])* $name:ident, $features:literal, $dot:path, $dot256:path, $masked:expr) => {
         $(#[$attr])*
         pub(super) mod $name {
             use super::kernel::{round, silu, tile_masks};
-            use super::{BLOCK, OUTS, TILE, VECS};
+            use super::{BLOCK, OUTS, VECS};
             use std::arch::x86_64::*;
+
+            /// Points from which a last part register of the tiles takes the points past
+            /// the last whole register, instead of [`tail`] (which takes fewer).
+            const MASKED: usize = $masked;
+
+            /// The points the tiles cover (the rest go to [`tail`]) and each tile's first
+            /// point and registers: three registers a tile but for the last two or one
+            /// (four registers as two and two, not three and one, whose tile would wait on
+            /// its loads).
+            #[inline]
+            fn tiles(width: usize) -> (usize, impl Iterator<Item = (usize, usize)>) {
+                let covered = if width % 16 >= MASKED {
+                    width
+                } else {
+                    width - width % 16
+                };
+                let regs = covered.div_ceil(16);
+                let mut at = 0;
+                let tiles = std::iter::from_fn(move || {
+                    let left = regs - at;
+                    let v = match left {
+                        0 => return None,
+                        4 => 2,
+                        _ => left.min(VECS),
+                    };
+                    at += v;
+                    Some((16 * (at - v), v))
+                });
+                (covered, tiles)
+            }
 
             /// A block of [`BLOCK`] outputs at a time (its weights, read from memory once,
             /// stay in cache for every tile of points), every tile, every group of
@@ -689,11 +722,11 @@ macro_rules! dot_kernels {
                 add: bool,
             ) {
                 let (wp, xp, out) = (wp.as_ptr(), xp.as_ptr(), out.as_mut_ptr());
-                let full = width - width % 16;
                 const GROUPS: usize = BLOCK / OUTS;
+                let (full, _) = tiles(width);
                 for b0 in (0..outputs / OUTS).step_by(GROUPS) {
-                    for p0 in (0..full).step_by(TILE) {
-                        let (masks, vecs) = tile_masks(full - p0);
+                    for (p0, vecs) in tiles(width).1 {
+                        let (masks, _) = tile_masks(full - p0);
                         for b in b0..b0 + GROUPS {
                             let w = wp.add(b * pairs * OUTS);
                             let o = out.add(b * OUTS * width + p0);
@@ -850,9 +883,9 @@ macro_rules! dot_kernels {
                 hp: &mut [u32],
             ) {
                 let (w1, wg, xp, hp) = (w1.as_ptr(), wg.as_ptr(), xp.as_ptr(), hp.as_mut_ptr());
-                let full = width - width % 16;
-                for p0 in (0..full).step_by(TILE) {
-                    let (masks, vecs) = tile_masks(full - p0);
+                let (full, tiles) = tiles(width);
+                for (p0, vecs) in tiles {
+                    let (masks, _) = tile_masks(full - p0);
                     for q in 0..outputs / 4 {
                         // Outputs 4q..4q + 4: half of a group of eight in each layer's packing.
                         let at = (q / 2) * pairs * OUTS + (q % 2) * 4;
@@ -959,7 +992,8 @@ dot_kernels!(
     native,
     "avx512f,avx512vl,avx512bw,avx512bf16",
     super::kernel::dot_native,
-    super::kernel::dot256_native
+    super::kernel::dot256_native,
+    16
 );
 #[cfg(target_arch = "x86_64")]
 dot_kernels!(
@@ -969,14 +1003,16 @@ dot_kernels!(
     fp32,
     "avx512f,avx512vl,avx512bw",
     super::kernel::dot_fp32,
-    super::kernel::dot256_fp32
+    super::kernel::dot256_fp32,
+    8
 );
 #[cfg(target_arch = "x86_64")]
 dot_kernels!(
     emulated,
     "avx512f,avx512vl,avx512bw",
     super::kernel::dot_emulated,
-    super::kernel::dot256_emulated
+    super::kernel::dot256_emulated,
+    8
 );
 
 /// Values in [-2, 2) from a seeded generator, for the tests of the kernels.

@@ -33,7 +33,7 @@ pub(super) fn conv(
         });
         return;
     }
-    if let Some(wp) = conv_fp32_weights(c) {
+    if let Some(wp) = conv_fp32_weights(c, n) {
         out.resize(c.out_channels * n, 0.0);
         let (i, o) = (c.in_channels, c.out_channels);
         super::bf16::dense_fp32(wp, i, o, input, n, out, Write::Store);
@@ -72,9 +72,10 @@ pub(super) fn conv_bf16_weights(c: &Conv) -> Option<&[u32]> {
 }
 
 /// A 1x1 convolution's weights for the kernel's fp32 tiles, packed on first use; `None`
-/// for other kernels, or where the CPU has no AVX-512.
-fn conv_fp32_weights(c: &Conv) -> Option<&[u32]> {
-    if c.kernel_y != 1 || c.kernel_x != 1 || !super::bf16::usable_fp32(c.out_channels) {
+/// for other kernels, where the CPU has no AVX-512, or past the tiles' width.
+fn conv_fp32_weights(c: &Conv, width: usize) -> Option<&[u32]> {
+    let fits = super::bf16::usable_fp32(c.out_channels, width);
+    if c.kernel_y != 1 || c.kernel_x != 1 || !fits {
         return None;
     }
     let wp = c.fp32.get_or_init(|| {
@@ -91,9 +92,10 @@ fn conv_fp32_weights(c: &Conv) -> Option<&[u32]> {
 }
 
 /// A dense layer's weights for the kernel's fp32 tiles, packed on first use; `None` where
-/// the CPU has no AVX-512 or the layer's outputs are not whole blocks.
-fn fp32_weights(mm: &MatMul) -> Option<&[u32]> {
-    if !super::bf16::usable_fp32(mm.out_channels) {
+/// the CPU has no AVX-512, the layer's outputs are not whole blocks or `width` is past the
+/// tiles'.
+fn fp32_weights(mm: &MatMul, width: usize) -> Option<&[u32]> {
+    if !super::bf16::usable_fp32(mm.out_channels, width) {
         return None;
     }
     let wp = mm.fp32.get_or_init(|| {
@@ -389,15 +391,15 @@ impl Precision {
     }
 }
 
-/// Which kernels the dense layers run on here, in bf16 (`bf16`) or fp32, as `tengen bench`
-/// names them: `avx512bf16` (AVX512-BF16's instructions), `avx512-emulated` (the same bf16
-/// sums by fp32 multiply-adds), `avx512-tiles` (the same tiles in fp32), `gemm` (the gemm
-/// crate's products, on CPUs without AVX-512).
-pub fn kernels(bf16: bool) -> &'static str {
+/// Which kernels the dense layers run on here at `width` points (positions times area), in
+/// bf16 (`bf16`) or fp32, as `tengen bench` names them: `avx512bf16` (AVX512-BF16's
+/// instructions), `avx512-emulated` (the same bf16 sums by fp32 multiply-adds),
+/// `avx512-tiles` (the same tiles in fp32), `gemm` (the gemm crate's products).
+pub fn kernels(bf16: bool, width: usize) -> &'static str {
     match (bf16, super::bf16::native(), super::bf16::available()) {
         (true, true, _) => "avx512bf16",
         (true, false, true) => "avx512-emulated",
-        (false, _, true) => "avx512-tiles",
+        (false, _, true) if width <= super::bf16::FP32_WIDTH => "avx512-tiles",
         _ => "gemm",
     }
 }
@@ -516,7 +518,7 @@ pub(super) fn dense(
         return;
     }
     packed.valid = false;
-    if let Some(wp) = fp32_weights(mm) {
+    if let Some(wp) = fp32_weights(mm, area) {
         let (i, o) = (mm.in_channels, mm.out_channels);
         super::bf16::dense_fp32(wp, i, o, x, area, out, Write::Store);
         return;
