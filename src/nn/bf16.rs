@@ -188,9 +188,9 @@ pub fn swiglu(
     // SAFETY: as in `dense_packed`; `hp` holds `outputs / 2` pairs at `width` points.
     unsafe {
         if native() {
-            native::swiglu(w1, wg, pairs, outputs, xp, width, hp)
+            native::swiglu::<false>(w1, wg, pairs, outputs, xp, width, hp)
         } else {
-            emulated::swiglu(w1, wg, pairs, outputs, xp, width, hp)
+            emulated::swiglu::<false>(w1, wg, pairs, outputs, xp, width, hp)
         }
     }
 }
@@ -251,6 +251,39 @@ pub fn dense_fp32(
     // the kernel touches inside its slice.
     unsafe {
         fp32::dense(wp, inputs, outputs, xp, width, out, write == Write::Add)
+    }
+}
+
+/// `silu(W1^T x) * (Wg^T x)` (SwiGLU) in fp32 by the tiles, written into `h` (`outputs`
+/// rows of `width`): the bits of [`dense_fp32`] twice and `ops::swiglu`, without the two
+/// layers' outputs written out. Weights from [`pack_weights_fp32`]; the caller checks
+/// [`usable_fp32`].
+pub fn swiglu_fp32(
+    w1: &[u32],
+    wg: &[u32],
+    inputs: usize,
+    outputs: usize,
+    x: &[f32],
+    width: usize,
+    h: &mut Vec<f32>,
+) {
+    assert!(
+        outputs.is_multiple_of(BLOCK) && available(),
+        "fp32 tiles of {outputs} outputs on this CPU"
+    );
+    assert!(w1.len() == inputs * outputs && wg.len() == inputs * outputs);
+    assert_eq!(x.len(), inputs * width, "inputs of another shape");
+    h.clear();
+    h.resize(outputs * width, 0.0);
+    // SAFETY: as in `dense_fp32`.
+    let xp = unsafe { std::slice::from_raw_parts(x.as_ptr() as *const u32, x.len()) };
+    // SAFETY: likewise for the output, which the kernel writes as fp32 rows.
+    let hp = unsafe { std::slice::from_raw_parts_mut(h.as_mut_ptr() as *mut u32, h.len()) };
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the assert above checked the CPU's features; the asserts keep every index
+    // the kernel touches inside its slice (`h` holds `outputs` rows).
+    unsafe {
+        fp32::swiglu::<true>(w1, wg, inputs, outputs, xp, width, hp)
     }
 }
 
@@ -633,11 +666,11 @@ pub(super) mod kernel {
 
 /// Calls `$f::<V>` for a tile of `$v` registers of points (1 to [`VECS`]).
 macro_rules! by_vecs {
-    ($v:expr, $f:ident($($a:expr),*)) => {
+    ($v:expr, $f:ident $([$($pre:ident),*])? ($($a:expr),*)) => {
         match $v {
-            1 => $f::<1>($($a),*),
-            2 => $f::<2>($($a),*),
-            _ => $f::<VECS>($($a),*),
+            1 => $f::<$($($pre,)*)? 1>($($a),*),
+            2 => $f::<$($($pre,)*)? 2>($($a),*),
+            _ => $f::<$($($pre,)*)? VECS>($($a),*),
         }
     };
 }
@@ -646,24 +679,24 @@ macro_rules! by_vecs {
 /// at once, enough that `G N` sums run side by side (one chain of `vdpbf16ps` waits on
 /// the one before).
 macro_rules! by_points {
-    ($n:expr, $f:ident($($a:expr),*)) => {
+    ($n:expr, $f:ident $([$($pre:ident),*])? ($($a:expr),*)) => {
         match $n {
             0 => {}
-            1 => $f::<8, 1>($($a),*),
-            2 => $f::<4, 2>($($a),*),
-            3 => $f::<4, 3>($($a),*),
-            4 => $f::<2, 4>($($a),*),
-            5 => $f::<2, 5>($($a),*),
-            6 => $f::<2, 6>($($a),*),
-            7 => $f::<2, 7>($($a),*),
-            8 => $f::<1, 8>($($a),*),
-            9 => $f::<1, 9>($($a),*),
-            10 => $f::<1, 10>($($a),*),
-            11 => $f::<1, 11>($($a),*),
-            12 => $f::<1, 12>($($a),*),
-            13 => $f::<1, 13>($($a),*),
-            14 => $f::<1, 14>($($a),*),
-            _ => $f::<1, 15>($($a),*),
+            1 => $f::<$($($pre,)*)? 8, 1>($($a),*),
+            2 => $f::<$($($pre,)*)? 4, 2>($($a),*),
+            3 => $f::<$($($pre,)*)? 4, 3>($($a),*),
+            4 => $f::<$($($pre,)*)? 2, 4>($($a),*),
+            5 => $f::<$($($pre,)*)? 2, 5>($($a),*),
+            6 => $f::<$($($pre,)*)? 2, 6>($($a),*),
+            7 => $f::<$($($pre,)*)? 2, 7>($($a),*),
+            8 => $f::<$($($pre,)*)? 1, 8>($($a),*),
+            9 => $f::<$($($pre,)*)? 1, 9>($($a),*),
+            10 => $f::<$($($pre,)*)? 1, 10>($($a),*),
+            11 => $f::<$($($pre,)*)? 1, 11>($($a),*),
+            12 => $f::<$($($pre,)*)? 1, 12>($($a),*),
+            13 => $f::<$($($pre,)*)? 1, 13>($($a),*),
+            14 => $f::<$($($pre,)*)? 1, 14>($($a),*),
+            _ => $f::<$($($pre,)*)? 1, 15>($($a),*),
         }
     };
 }
@@ -870,10 +903,11 @@ macro_rules! dot_kernels {
             }
 
             /// [`super::swiglu`]: per tile and group of four outputs, both layers' sums (in one
-            /// loop), combined, rounded and paired.
+            /// loop), combined, rounded and paired; with `ROWS`, `silu(a) g` written as it
+            /// is, each output's row of `width` fp32 (the fp32 instance's [`super::swiglu_fp32`]).
             #[allow(clippy::too_many_arguments)]
             #[target_feature(enable = $features)]
-            pub(super) unsafe fn swiglu(
+            pub(super) unsafe fn swiglu<const ROWS: bool>(
                 w1: &[u32],
                 wg: &[u32],
                 pairs: usize,
@@ -889,10 +923,10 @@ macro_rules! dot_kernels {
                     for q in 0..outputs / 4 {
                         // Outputs 4q..4q + 4: half of a group of eight in each layer's packing.
                         let at = (q / 2) * pairs * OUTS + (q % 2) * 4;
-                        let h = hp.add(2 * q * width + p0);
+                        let h = hp.add(if ROWS { 4 } else { 2 } * q * width + p0);
                         by_vecs!(
                             vecs,
-                            swiglu_tile(w1.add(at), wg.add(at), pairs, xp.add(p0), width, &masks, h)
+                            swiglu_tile[ROWS](w1.add(at), wg.add(at), pairs, xp.add(p0), width, &masks, h)
                         );
                     }
                 }
@@ -904,7 +938,7 @@ macro_rules! dot_kernels {
                     let n = (width - p0).min(4);
                     by_points!(
                         n,
-                        swiglu_tail(w1, wg, pairs, groups, xp.add(p0), width, hp.add(p0))
+                        swiglu_tail[ROWS](w1, wg, pairs, groups, xp.add(p0), width, hp.add(p0))
                     );
                     p0 += n;
                 }
@@ -915,7 +949,7 @@ macro_rules! dot_kernels {
             /// and `2i + 1` into its packed row `i`).
             #[inline]
             #[target_feature(enable = $features)]
-            unsafe fn swiglu_tail<const G: usize, const N: usize>(
+            unsafe fn swiglu_tail<const ROWS: bool, const G: usize, const N: usize>(
                 w1: *const u32,
                 wg: *const u32,
                 pairs: usize,
@@ -933,9 +967,18 @@ macro_rules! dot_kernels {
                         for p in 0..N {
                             let a = _mm512_zextps256_ps512(a[k][p]);
                             let g = _mm512_zextps256_ps512(g[k][p]);
+                            let product = _mm512_mul_ps(silu(a), g);
+                            if ROWS {
+                                let mut lanes = [0f32; 16];
+                                _mm512_storeu_ps(lanes.as_mut_ptr(), product);
+                                let rows = (hp as *mut f32).add(OUTS * (b + k) * width + p);
+                                for (o, &v) in lanes[..OUTS].iter().enumerate() {
+                                    *rows.add(o * width) = v;
+                                }
+                                continue;
+                            }
                             let mut lanes = [0u32; 16];
-                            let h = round(_mm512_mul_ps(silu(a), g));
-                            _mm512_storeu_si512(lanes.as_mut_ptr() as *mut _, h);
+                            _mm512_storeu_si512(lanes.as_mut_ptr() as *mut _, round(product));
                             let rows = hp.add(4 * (b + k) * width + p);
                             for i in 0..OUTS / 2 {
                                 *rows.add(i * width) = lanes[2 * i] | lanes[2 * i + 1] << 16;
@@ -950,7 +993,7 @@ macro_rules! dot_kernels {
             #[allow(clippy::too_many_arguments)]
             #[inline]
             #[target_feature(enable = $features)]
-            unsafe fn swiglu_tile<const V: usize>(
+            unsafe fn swiglu_tile<const ROWS: bool, const V: usize>(
                 w1: *const u32,
                 wg: *const u32,
                 pairs: usize,
@@ -972,6 +1015,16 @@ macro_rules! dot_kernels {
                             g[o][v] = $dot(g[o][v], xv[v], bg);
                         }
                     }
+                }
+                if ROWS {
+                    let rows = hp as *mut f32;
+                    for o in 0..4 {
+                        for v in 0..V {
+                            let product = _mm512_mul_ps(silu(a[o][v]), g[o][v]);
+                            _mm512_mask_storeu_ps(rows.add(o * width + 16 * v), masks[v], product);
+                        }
+                    }
+                    return;
                 }
                 for i in 0..2 {
                     for v in 0..V {
@@ -1187,8 +1240,8 @@ mod tests {
             unsafe {
                 super::native::dense(&wp, pairs, outputs, &xp, width, &mut a, false);
                 super::emulated::dense(&wp, pairs, outputs, &xp, width, &mut b, false);
-                super::native::swiglu(&wp, &wp, pairs, outputs, &xp, width, &mut ha);
-                super::emulated::swiglu(&wp, &wp, pairs, outputs, &xp, width, &mut hb);
+                super::native::swiglu::<false>(&wp, &wp, pairs, outputs, &xp, width, &mut ha);
+                super::emulated::swiglu::<false>(&wp, &wp, pairs, outputs, &xp, width, &mut hb);
             }
             let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&a), bits(&b), "{inputs}x{outputs}@{width}");

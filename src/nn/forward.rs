@@ -17,8 +17,8 @@
 use super::model::{Attention, Block, Model, Rope, TrunkTip};
 use super::ops::{
     activate, add, add_bias, add_channel_bias, bf16_weights, bn_act, conv, conv_bf16_weights,
-    dense, gemm, gpool, matmul, rms_norm, scale_columns, softmax_rows_unnormalised, swiglu,
-    transformer_norm, value_pool, Layout, Write,
+    dense, fp32_weights, gemm, gpool, matmul, rms_norm, scale_columns, softmax_rows_unnormalised,
+    swiglu, transformer_norm, value_pool, Layout, Write,
 };
 use super::profile::{Part, Profile};
 
@@ -548,6 +548,32 @@ fn apply_block(
             let t = s.prof.add(Part::ElementWise, t);
             s.xp.swiglu(&b.linear1, gate, width, &mut s.hp);
             s.hp.dense(&b.linear2, width, x, Write::Add);
+            s.prof.add(Part::FeedForward, t);
+        }
+        Block::FeedForward(b)
+            if !s.bf16
+                && fp32_weights(&b.linear1, width).is_some()
+                && b.gate
+                    .as_ref()
+                    .and_then(|g| fp32_weights(g, width))
+                    .is_some()
+                && fp32_weights(&b.linear2, width).is_some() =>
+        {
+            // In fp32 on the tiles: SwiGLU in the products' epilogue, the output layer's
+            // sums added to the stream (the bits of the products, ops::swiglu and add).
+            let gate = b.gate.as_ref().expect("checked in Forward::new");
+            let weights = |mm| fp32_weights(mm, width).expect("checked above");
+            let t = s.prof.start();
+            s.a.clear();
+            s.a.extend_from_slice(x);
+            transformer_norm(&mut s.a, &b.pre_norm, width, &mut s.norm);
+            let t = s.prof.add(Part::ElementWise, t);
+            let (i, o) = (b.linear1.in_channels, b.linear1.out_channels);
+            let (w1, wg) = (weights(&b.linear1), weights(gate));
+            super::bf16::swiglu_fp32(w1, wg, i, o, &s.a, width, &mut s.b);
+            let (i2, o2) = (b.linear2.in_channels, b.linear2.out_channels);
+            let w2 = weights(&b.linear2);
+            super::bf16::dense_fp32(w2, i2, o2, &s.b, width, x, Write::Add);
             s.prof.add(Part::FeedForward, t);
         }
         Block::FeedForward(b) => {

@@ -94,7 +94,7 @@ fn conv_fp32_weights(c: &Conv, width: usize) -> Option<&[u32]> {
 /// A dense layer's weights for the kernel's fp32 tiles, packed on first use; `None` where
 /// the CPU has no AVX-512, the layer's outputs are not whole blocks or `width` is past the
 /// tiles'.
-fn fp32_weights(mm: &MatMul, width: usize) -> Option<&[u32]> {
+pub(super) fn fp32_weights(mm: &MatMul, width: usize) -> Option<&[u32]> {
     if !super::bf16::usable_fp32(mm.out_channels, width) {
         return None;
     }
@@ -1127,7 +1127,7 @@ mod tests {
         use crate::nn::bf16;
         let random = bf16::test_values;
         if !bf16::available() {
-            eprintln!("skipped: this CPU has no AVX512-BF16");
+            eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
             return;
         }
         for (inputs, outputs, width) in [(192, 512, 81), (7, 64, 13), (33, 128, 6), (4, 64, 1)] {
@@ -1150,6 +1150,36 @@ mod tests {
             let mut got = Vec::new();
             bf16::swiglu(&p1, &pg, inputs, outputs, &xp, width, &mut got);
             assert_eq!(got, want, "{inputs}x{outputs} at {width} points");
+        }
+    }
+
+    /// The fp32 tiles' SwiGLU gives the bits of the two layers and `ops::swiglu`.
+    #[test]
+    fn fp32_swiglu_is_the_layers_and_ops_swiglu() {
+        use crate::nn::bf16;
+        let random = bf16::test_values;
+        if !bf16::available() {
+            eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
+            return;
+        }
+        for (inputs, outputs, width) in [(192, 512, 81), (7, 64, 13), (33, 128, 6), (4, 64, 19)] {
+            let mut seed = 9u64;
+            let w1 = random(inputs * outputs, &mut seed);
+            let wg = random(inputs * outputs, &mut seed);
+            let x = random(inputs * width, &mut seed);
+            let (p1, pg) = (
+                bf16::pack_weights_fp32(&w1, inputs, outputs),
+                bf16::pack_weights_fp32(&wg, inputs, outputs),
+            );
+            let mut a = vec![0.0; outputs * width];
+            let mut g = vec![0.0; outputs * width];
+            bf16::dense_fp32(&p1, inputs, outputs, &x, width, &mut a, Write::Store);
+            bf16::dense_fp32(&pg, inputs, outputs, &x, width, &mut g, Write::Store);
+            swiglu(&mut a, &g);
+            let mut got = Vec::new();
+            bf16::swiglu_fp32(&p1, &pg, inputs, outputs, &x, width, &mut got);
+            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&a), "{inputs}x{outputs} at {width} points");
         }
     }
 }
