@@ -1,8 +1,9 @@
 //! Benches of the bf16 kernel alone, on the shapes of b10c384's layers at 9x9 and 19x19:
 //! GFLOP/s with the inputs already packed (the kernel's own speed, weights in cache after
-//! the warm-up) and with the packing, against the core's fp32 multiply-add peak measured in
-//! the same run (AVX512-BF16 does twice its multiply-adds). `cargo bench --bench bf16
-//! [-- FILTER]`; nothing on a CPU without AVX512-BF16.
+//! the warm-up) and with the packing, and the same tiles in fp32 (`fp32/`), against the
+//! core's fp32 multiply-add peak measured in the same run (AVX512-BF16 does twice its
+//! multiply-adds; without it the bf16 products are emulated at the fp32 rate).
+//! `cargo bench --bench bf16 [-- FILTER]`; nothing on a CPU without AVX-512.
 
 mod common;
 
@@ -23,14 +24,22 @@ fn values(n: usize, seed: &mut u64) -> Vec<f32> {
 
 fn main() {
     if !bf16::available() {
-        println!("this CPU has no AVX512-BF16: no bf16 benches");
+        println!("this CPU has no AVX-512 (F, VL, BW): no bf16 benches");
         return;
     }
     let filter = common::filter();
     let peak = (0..5)
         .map(|_| tengen::nn::fma_peak_gflops(1 << 22))
         .fold(0.0, f64::max);
-    println!("one core's fp32 multiply-add peak {peak:.1} GFLOP/s, bf16 twice that");
+    let bf16_peak = if bf16::native() { 2.0 * peak } else { peak };
+    println!(
+        "one core's fp32 multiply-add peak {peak:.1} GFLOP/s, bf16 {bf16_peak:.1} ({})",
+        if bf16::native() {
+            "AVX512-BF16"
+        } else {
+            "emulated"
+        }
+    );
     // (inputs, outputs, points): projections, linear1 and gate, linear2, the bottleneck's
     // 1x1 convolutions, at 81 and 361 points; and one tile's worth, in L1.
     let shapes = [
@@ -48,8 +57,9 @@ fn main() {
         if let Some(t) = t {
             let gflops = 1.0 / t.median / 1e9;
             println!(
-                "{what:<32} {gflops:>7.1} GFLOP/s  {:>5.2} of the bf16 peak",
-                gflops / (2.0 * peak)
+                "{what:<32} {gflops:>7.1} GFLOP/s  {:>5.2} of the fp32 peak, {:>5.2} of bf16's",
+                gflops / peak,
+                gflops / bf16_peak
             );
         }
     };

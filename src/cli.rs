@@ -381,7 +381,7 @@ pub static KNOBS: &[Knob] = &[
     },
     Knob {
         key: "precision",
-        help: "the network's dense layers and 1x1 convolutions in fp32 (KataGo's outputs) or bf16 (CPUs with AVX512-BF16); auto: bf16 where the CPU has it",
+        help: "the network's dense layers and 1x1 convolutions in fp32 (KataGo's outputs) or bf16 (AVX-512 CPUs; emulated, as fast as fp32, without AVX512-BF16); auto: bf16 where the CPU has AVX512-BF16",
         range: "auto|fp32|bf16",
         get: |s| s.precision.name().to_string(),
         set: |s, v| {

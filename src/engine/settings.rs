@@ -41,7 +41,8 @@ pub struct Settings {
     /// it; the move generator does not use it yet.
     pub network: Option<Network>,
     /// The network's dense layers and 1x1 convolutions: bf16 or fp32 (`--set
-    /// precision=auto|fp32|bf16`; auto is bf16 where the CPU has AVX512-BF16).
+    /// precision=auto|fp32|bf16`; auto is bf16 where the CPU has AVX512-BF16, bf16 runs
+    /// emulated on other AVX-512 CPUs).
     pub precision: crate::nn::Precision,
 }
 

@@ -704,12 +704,16 @@ macro_rules! by_points {
 /// The kernels that sum products of bf16 pairs, once with AVX512-BF16's `vdpbf16ps` and
 /// once with it emulated on AVX-512F (the same bits).
 macro_rules! dot_kernels {
-    ($(#[$attr:meta])* $name:ident, $features:literal, $dot:path, $dot256:path, $masked:expr) => {
+    ($(#[$attr:meta])* $name:ident, $features:literal, $dot:path, $dot256:path, $masked:expr, $chunk:expr) => {
         $(#[$attr])*
         pub(super) mod $name {
             use super::kernel::{round, silu, tile_masks};
             use super::{BLOCK, OUTS, VECS};
             use std::arch::x86_64::*;
+
+            /// Pairs of inputs a written layer's tiles sum at a time (their inputs then stay
+            /// in L1 while the tile's groups of outputs read them).
+            const CHUNK: usize = $chunk;
 
             /// Points from which a last part register of the tiles takes the points past
             /// the last whole register, instead of [`tail`] (which takes fewer).
@@ -757,9 +761,46 @@ macro_rules! dot_kernels {
                 let (wp, xp, out) = (wp.as_ptr(), xp.as_ptr(), out.as_mut_ptr());
                 const GROUPS: usize = BLOCK / OUTS;
                 let (full, _) = tiles(width);
+                // Sums over many inputs in chunks whose inputs stay in L1; added sums are
+                // carried in `partial` (a block's tile) and added once whole.
+                let chunk = CHUNK.min(pairs);
+                let mut partial = [0.0f32; BLOCK * 16 * VECS];
                 for b0 in (0..outputs / OUTS).step_by(GROUPS) {
                     for (p0, vecs) in tiles(width).1 {
                         let (masks, _) = tile_masks(full - p0);
+                        if chunk < pairs {
+                            // Where the sums so far are kept: `out` itself, or `partial`
+                            // (rows of a tile's 48 points).
+                            let (keep, stride) = if add {
+                                (partial.as_mut_ptr(), 16 * VECS)
+                            } else {
+                                (out.add(b0 * OUTS * width + p0), width)
+                            };
+                            for j0 in (0..pairs).step_by(chunk) {
+                                let n = chunk.min(pairs - j0);
+                                let x = xp.add(j0 * width + p0);
+                                for g in 0..GROUPS {
+                                    let w = wp.add((b0 + g) * pairs * OUTS + j0 * OUTS);
+                                    let o = keep.add(g * OUTS * stride);
+                                    by_vecs!(
+                                        vecs,
+                                        tile_part(w, n, x, width, &masks, o, stride, j0 > 0)
+                                    );
+                                }
+                            }
+                            if add {
+                                for r in 0..BLOCK {
+                                    let dst = out.add((b0 * OUTS + r) * width + p0);
+                                    for (v, &mask) in masks.iter().enumerate().take(vecs) {
+                                        let sum = _mm512_loadu_ps(keep.add(r * stride + 16 * v));
+                                        let d = _mm512_maskz_loadu_ps(mask, dst.add(16 * v));
+                                        let value = _mm512_add_ps(d, sum);
+                                        _mm512_mask_storeu_ps(dst.add(16 * v), mask, value);
+                                    }
+                                }
+                            }
+                            continue;
+                        }
                         for b in b0..b0 + GROUPS {
                             let w = wp.add(b * pairs * OUTS);
                             let o = out.add(b * OUTS * width + p0);
@@ -847,7 +888,8 @@ macro_rules! dot_kernels {
                 out: *mut f32,
                 add: bool,
             ) {
-                let acc = sums::<V, OUTS>(w, pairs, x, width, masks);
+                let zero = [[_mm512_setzero_ps(); V]; OUTS];
+                let acc = sums::<V, OUTS>(zero, w, pairs, x, width, masks);
                 for (o, row) in acc.iter().enumerate() {
                     for (v, &sum) in row.iter().enumerate() {
                         let dst = out.add(o * width + 16 * v);
@@ -861,6 +903,40 @@ macro_rules! dot_kernels {
                 }
             }
 
+            /// [`tile`]'s sums over `pairs` pairs from the sums so far in `out` (`more`; rows
+            /// `stride` apart) or from 0, written there: one chunk of the inputs, the chain
+            /// of each sum carried on through memory (the same bits as one chain).
+            #[allow(clippy::too_many_arguments)]
+            #[inline]
+            #[target_feature(enable = $features)]
+            unsafe fn tile_part<const V: usize>(
+                w: *const u32,
+                pairs: usize,
+                x: *const u32,
+                width: usize,
+                masks: &[__mmask16; VECS],
+                out: *mut f32,
+                stride: usize,
+                more: bool,
+            ) {
+                let init = std::array::from_fn(|o| {
+                    std::array::from_fn(|v| {
+                        let at = out.add(o * stride + 16 * v);
+                        if more {
+                            _mm512_maskz_loadu_ps(masks[v], at)
+                        } else {
+                            _mm512_setzero_ps()
+                        }
+                    })
+                });
+                let acc = sums::<V, OUTS>(init, w, pairs, x, width, masks);
+                for (o, row) in acc.iter().enumerate() {
+                    for (v, &sum) in row.iter().enumerate() {
+                        _mm512_mask_storeu_ps(out.add(o * stride + 16 * v), masks[v], sum);
+                    }
+                }
+            }
+
             /// The sums of `N` outputs (weights of pair `j` at `w[j OUTS..]`) at `V` registers of
             /// points (pair `j` of the tile's points at `x[j width..]`): `V N` accumulators, each
             /// pair one `vdpbf16ps` per accumulator, its inputs a register of 16 points and the
@@ -868,13 +944,13 @@ macro_rules! dot_kernels {
             #[inline]
             #[target_feature(enable = $features)]
             unsafe fn sums<const V: usize, const N: usize>(
+                mut acc: [[__m512; V]; N],
                 w: *const u32,
                 pairs: usize,
                 x: *const u32,
                 width: usize,
                 masks: &[__mmask16; VECS],
             ) -> [[__m512; V]; N] {
-                let mut acc = [[_mm512_setzero_ps(); V]; N];
                 for j in 0..pairs {
                     let xv = pair_row::<V>(x.add(j * width), masks);
                     let wj = w.add(j * OUTS);
@@ -1046,7 +1122,8 @@ dot_kernels!(
     "avx512f,avx512vl,avx512bw,avx512bf16",
     super::kernel::dot_native,
     super::kernel::dot256_native,
-    16
+    16,
+    usize::MAX
 );
 #[cfg(target_arch = "x86_64")]
 dot_kernels!(
@@ -1057,7 +1134,8 @@ dot_kernels!(
     "avx512f,avx512vl,avx512bw",
     super::kernel::dot_fp32,
     super::kernel::dot256_fp32,
-    8
+    8,
+    128
 );
 #[cfg(target_arch = "x86_64")]
 dot_kernels!(
@@ -1065,7 +1143,8 @@ dot_kernels!(
     "avx512f,avx512vl,avx512bw",
     super::kernel::dot_emulated,
     super::kernel::dot256_emulated,
-    8
+    8,
+    128
 );
 
 /// Values in [-2, 2) from a seeded generator, for the tests of the kernels.

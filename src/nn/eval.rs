@@ -233,7 +233,7 @@ impl<'m> Evaluator<'m> {
 
     /// Runs the network's dense layers and 1x1 convolutions in bf16 (`true`) or fp32 (the
     /// default, unless the model's [`super::Bf16Choice`] says bf16); `false` when bf16 was
-    /// asked for and this CPU has no AVX512-BF16.
+    /// asked for and this CPU has no AVX-512.
     pub fn set_bf16(&mut self, on: bool) -> bool {
         self.forward.set_bf16(on)
     }

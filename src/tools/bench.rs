@@ -114,8 +114,9 @@ pub struct BenchArgs {
     /// of layer (milliseconds a pass and shares of the pass).
     #[arg(long, requires = "nn", conflicts_with = "in_search")]
     pub profile: bool,
-    /// With --nn: the dense layers in fp32 (KataGo's outputs) or bf16 (on CPUs with
-    /// AVX512-BF16 only); auto is bf16 where the CPU has it. The output line says which ran.
+    /// With --nn: the dense layers in fp32 (KataGo's outputs) or bf16 (on AVX-512 CPUs,
+    /// emulated without AVX512-BF16); auto is bf16 where the CPU has AVX512-BF16. The
+    /// output line says which precision and kernels ran.
     #[arg(long, default_value = "auto", requires = "nn", value_parser = ["auto", "fp32", "bf16"])]
     pub precision: String,
     /// Run one full search from the empty board (komi 7.5, Chinese rules) per size instead
