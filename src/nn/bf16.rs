@@ -1164,6 +1164,14 @@ pub(super) fn test_values(n: usize, seed: &mut u64) -> Vec<f32> {
 mod tests {
     use super::*;
 
+    /// Whether the kernels cannot run on this CPU (the test then says so and passes).
+    fn skipped() -> bool {
+        if !available() {
+            eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
+        }
+        !available()
+    }
+
     #[test]
     fn rounding_is_to_the_nearest_bf16() {
         assert_eq!(from_bf16(to_bf16(1.0)), 1.0);
@@ -1182,8 +1190,7 @@ mod tests {
     /// subnormals and tails of every length included.
     #[test]
     fn inputs_pack_as_the_scalar_rounding_does() {
-        if !available() {
-            eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
+        if skipped() {
             return;
         }
         let specials = [
@@ -1226,8 +1233,7 @@ mod tests {
     /// with every tail (points not a multiple of 6, an odd number of inputs).
     #[test]
     fn the_kernel_sums_the_rounded_products() {
-        if !available() {
-            eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
+        if skipped() {
             return;
         }
         for (inputs, outputs, width) in [(7, 64, 1), (192, 128, 81), (33, 64, 17), (2, 192, 6)] {
@@ -1266,8 +1272,7 @@ mod tests {
     /// positions side by side and a table of its own per pair.
     #[test]
     fn rotated_rows_pack_as_turned_then_packed() {
-        if !available() {
-            eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
+        if skipped() {
             return;
         }
         let (pairs, area, batch) = (5, 81, 2);
@@ -1333,8 +1338,7 @@ mod tests {
     /// tail; added sums are the sums written plus what was there.
     #[test]
     fn fp32_tiles_sum_each_output_in_order() {
-        if !available() {
-            eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
+        if skipped() {
             return;
         }
         for (inputs, outputs, width) in [(7, 64, 1), (192, 128, 81), (33, 64, 17), (5, 192, 361)] {
@@ -1366,8 +1370,7 @@ mod tests {
 
     #[test]
     fn packed_rows_and_added_sums_are_the_plain_ones() {
-        if !available() {
-            eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
+        if skipped() {
             return;
         }
         for (inputs, outputs, width) in [(192, 192, 81), (9, 64, 17), (384, 192, 361)] {
