@@ -764,7 +764,8 @@ macro_rules! dot_kernels {
                 // Sums over many inputs in chunks whose inputs stay in L1; added sums are
                 // carried in `partial` (a block's tile) and added once whole.
                 let chunk = CHUNK.min(pairs);
-                let mut partial = [0.0f32; BLOCK * 16 * VECS];
+                // Only the lanes of the tile's masks are written, then read under them.
+                let mut partial = std::mem::MaybeUninit::<[f32; BLOCK * 16 * VECS]>::uninit();
                 for b0 in (0..outputs / OUTS).step_by(GROUPS) {
                     for (p0, vecs) in tiles(width).1 {
                         let (masks, _) = tile_masks(full - p0);
@@ -772,7 +773,7 @@ macro_rules! dot_kernels {
                             // Where the sums so far are kept: `out` itself, or `partial`
                             // (rows of a tile's 48 points).
                             let (keep, stride) = if add {
-                                (partial.as_mut_ptr(), 16 * VECS)
+                                (partial.as_mut_ptr() as *mut f32, 16 * VECS)
                             } else {
                                 (out.add(b0 * OUTS * width + p0), width)
                             };
@@ -792,7 +793,8 @@ macro_rules! dot_kernels {
                                 for r in 0..BLOCK {
                                     let dst = out.add((b0 * OUTS + r) * width + p0);
                                     for (v, &mask) in masks.iter().enumerate().take(vecs) {
-                                        let sum = _mm512_loadu_ps(keep.add(r * stride + 16 * v));
+                                        let at = keep.add(r * stride + 16 * v);
+                                        let sum = _mm512_maskz_loadu_ps(mask, at);
                                         let d = _mm512_maskz_loadu_ps(mask, dst.add(16 * v));
                                         let value = _mm512_add_ps(d, sum);
                                         _mm512_mask_storeu_ps(dst.add(16 * v), mask, value);
