@@ -12,7 +12,7 @@ the engines taking turns (never two at once), each round in a new order.
 - KataGo 1.17.2 (Eigen): `katago benchmark -t T` on its own positions, nnEvals/s; with
   `--katago-ftz` also with flush-to-zero and denormals-are-zero set (ftz.so preloaded).
 - `--ort-ftz`: ONNX Runtime also with flush-to-zero and denormals-are-zero (its own session
-  option, `scripts/ortbench.py ... ftz`). On Intel CPUs every multiply-add that yields a
+  option: `scripts/ortbench_ftz.py` runs the anchors' `ortbench.py` with it). On Intel CPUs every multiply-add that yields a
   subnormal costs a microcode assist, and b10c384's weights hold thousands of them: the
   best figure is then the one with FTZ.
 
@@ -29,6 +29,8 @@ import re
 import statistics
 import subprocess
 import sys
+
+from nn_speed_vs_katago import FTZ_C
 
 HOME = os.path.expanduser("~")
 KATAGO_DIR = os.path.join(HOME, ".cache/tengen-anchors/katago")
@@ -48,11 +50,6 @@ def tengen(args, size, batch, precision):
     return evals, batch
 
 
-FTZ_C = """#include <xmmintrin.h>
-__attribute__((constructor)) static void ftz(void) { _mm_setcsr(_mm_getcsr() | 0x8040); }
-"""
-
-
 def ftz_library(args):
     """ftz.so beside KataGo (which turns on flush-to-zero and denormals-are-zero when
     preloaded), built if missing."""
@@ -66,11 +63,11 @@ def ftz_library(args):
 
 
 def ort(args, size, batch, ftz=False):
-    bench = (os.path.join(os.path.dirname(os.path.abspath(__file__)), "ortbench.py") if ftz
-             else os.path.join(args.onnx_dir, "ortbench.py"))
+    bench = [os.path.join(args.onnx_dir, "ortbench.py")]
+    if ftz:
+        bench.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "ortbench_ftz.py"))
     graph = os.path.join(args.onnx_dir, f"{os.path.basename(args.model).split('.')[0]}_{size}.onnx")
-    procs = [subprocess.Popen([sys.executable, bench, graph, "1", str(batch), str(args.seconds)]
-                              + (["ftz"] if ftz else []),
+    procs = [subprocess.Popen([sys.executable, *bench, graph, "1", str(batch), str(args.seconds)],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
              for _ in range(args.threads)]
     total = 0.0

@@ -81,21 +81,24 @@ pub fn usable(outputs: usize) -> bool {
 /// `w[2j][b OUTS + o]` in its low half and `w[2j + 1][b OUTS + o]` (0 past the last input)
 /// in its high half, so that a tile broadcasts one group's weights of a pair from one run.
 pub fn pack_weights(w: &[f32], inputs: usize, outputs: usize) -> Vec<u32> {
+    let at = |i: usize, o: usize| if i < inputs { w[i * outputs + o] } else { 0.0 };
+    pack_groups(inputs.div_ceil(2), outputs, |j, o| {
+        pair(at(2 * j, o), at(2 * j + 1, o))
+    })
+}
+
+/// `lanes` rows of `outputs` lanes (`lane(j, o)` the lane of row `j`, output `o`) laid out
+/// as the tiles read them, [`OUTS`] outputs at a time: element `[b][j][o]` is
+/// `lane(j, b OUTS + o)`.
+fn pack_groups(rows: usize, outputs: usize, lane: impl Fn(usize, usize) -> u32) -> Vec<u32> {
     assert!(
         outputs.is_multiple_of(BLOCK),
         "{outputs} outputs are not whole blocks"
     );
-    let pairs = inputs.div_ceil(2);
-    let mut out = vec![0u32; pairs * outputs];
-    for j in 0..pairs {
+    let mut out = vec![0u32; rows * outputs];
+    for j in 0..rows {
         for o in 0..outputs {
-            let lo = w[2 * j * outputs + o];
-            let hi = if 2 * j + 1 < inputs {
-                w[(2 * j + 1) * outputs + o]
-            } else {
-                0.0
-            };
-            out[((o / OUTS) * pairs + j) * OUTS + o % OUTS] = pair(lo, hi);
+            out[((o / OUTS) * rows + j) * OUTS + o % OUTS] = lane(j, o);
         }
     }
     out
@@ -199,17 +202,7 @@ pub fn swiglu(
 /// [`dense_fp32`]: as [`pack_weights`] lays them out, one fp32 (its bits) an input channel
 /// instead of a bf16 pair.
 pub fn pack_weights_fp32(w: &[f32], inputs: usize, outputs: usize) -> Vec<u32> {
-    assert!(
-        outputs.is_multiple_of(BLOCK),
-        "{outputs} outputs are not whole blocks"
-    );
-    let mut out = vec![0u32; inputs * outputs];
-    for i in 0..inputs {
-        for o in 0..outputs {
-            out[((o / OUTS) * inputs + i) * OUTS + o % OUTS] = w[i * outputs + o].to_bits();
-        }
-    }
-    out
+    pack_groups(inputs, outputs, |i, o| w[i * outputs + o].to_bits())
 }
 
 /// Points up to which [`dense_fp32`] beats the gemm crate's products (which pack their
@@ -724,7 +717,7 @@ macro_rules! dot_kernels {
             /// (four registers as two and two, not three and one, whose tile would wait on
             /// its loads).
             #[inline]
-            fn tiles(width: usize) -> (usize, impl Iterator<Item = (usize, usize)>) {
+            fn tiles(width: usize) -> (usize, impl Iterator<Item = (usize, usize)> + Clone) {
                 let covered = if width % 16 >= MASKED {
                     width
                 } else {
@@ -760,53 +753,39 @@ macro_rules! dot_kernels {
             ) {
                 let (wp, xp, out) = (wp.as_ptr(), xp.as_ptr(), out.as_mut_ptr());
                 const GROUPS: usize = BLOCK / OUTS;
-                let (full, _) = tiles(width);
-                // Sums over many inputs in chunks whose inputs stay in L1; added sums are
-                // carried in `partial` (a block's tile) and added once whole.
-                let chunk = CHUNK.min(pairs);
+                let (full, tiles) = tiles(width);
+                // Sums over many inputs in chunks whose inputs stay in L1, the sums so far
+                // kept in `out` itself, or, for sums added to it, in `partial` (a block's
+                // tile: rows of 48 points), added once whole.
+                let chunk = CHUNK.min(pairs).max(1);
                 // Only the lanes of the tile's masks are written, then read under them.
                 let mut partial = std::mem::MaybeUninit::<[f32; BLOCK * 16 * VECS]>::uninit();
                 for b0 in (0..outputs / OUTS).step_by(GROUPS) {
-                    for (p0, vecs) in tiles(width).1 {
+                    for (p0, vecs) in tiles.clone() {
                         let (masks, _) = tile_masks(full - p0);
-                        if chunk < pairs {
-                            // Where the sums so far are kept: `out` itself, or `partial`
-                            // (rows of a tile's 48 points).
-                            let (keep, stride) = if add {
-                                (partial.as_mut_ptr() as *mut f32, 16 * VECS)
-                            } else {
-                                (out.add(b0 * OUTS * width + p0), width)
-                            };
-                            for j0 in (0..pairs).step_by(chunk) {
-                                let n = chunk.min(pairs - j0);
-                                let x = xp.add(j0 * width + p0);
-                                for g in 0..GROUPS {
-                                    let w = wp.add((b0 + g) * pairs * OUTS + j0 * OUTS);
-                                    let o = keep.add(g * OUTS * stride);
-                                    by_vecs!(
-                                        vecs,
-                                        tile_part(w, n, x, width, &masks, o, stride, j0 > 0)
-                                    );
-                                }
+                        let (keep, stride) = if add {
+                            (partial.as_mut_ptr() as *mut f32, 16 * VECS)
+                        } else {
+                            (out.add(b0 * OUTS * width + p0), width)
+                        };
+                        for j0 in (0..pairs.max(1)).step_by(chunk) {
+                            let n = chunk.min(pairs - j0);
+                            let x = xp.add(j0 * width + p0);
+                            for g in 0..GROUPS {
+                                let w = wp.add((b0 + g) * pairs * OUTS + j0 * OUTS);
+                                let o = keep.add(g * OUTS * stride);
+                                by_vecs!(vecs, tile(w, n, x, width, &masks, o, stride, j0 > 0));
                             }
-                            if add {
-                                for r in 0..BLOCK {
-                                    let dst = out.add((b0 * OUTS + r) * width + p0);
-                                    for (v, &mask) in masks.iter().enumerate().take(vecs) {
-                                        let at = keep.add(r * stride + 16 * v);
-                                        let sum = _mm512_maskz_loadu_ps(mask, at);
-                                        let d = _mm512_maskz_loadu_ps(mask, dst.add(16 * v));
-                                        let value = _mm512_add_ps(d, sum);
-                                        _mm512_mask_storeu_ps(dst.add(16 * v), mask, value);
-                                    }
-                                }
-                            }
-                            continue;
                         }
-                        for b in b0..b0 + GROUPS {
-                            let w = wp.add(b * pairs * OUTS);
-                            let o = out.add(b * OUTS * width + p0);
-                            by_vecs!(vecs, tile(w, pairs, xp.add(p0), width, &masks, o, add));
+                        if add {
+                            for r in 0..BLOCK {
+                                let dst = out.add((b0 * OUTS + r) * width + p0);
+                                for (v, &mask) in masks.iter().enumerate().take(vecs) {
+                                    let sum = _mm512_maskz_loadu_ps(mask, keep.add(r * stride + 16 * v));
+                                    let d = _mm512_maskz_loadu_ps(mask, dst.add(16 * v));
+                                    _mm512_mask_storeu_ps(dst.add(16 * v), mask, _mm512_add_ps(d, sum));
+                                }
+                            }
                         }
                     }
                     let (w, o) = (wp.add(b0 * pairs * OUTS), out.add(b0 * OUTS * width + full));
@@ -876,42 +855,14 @@ macro_rules! dot_kernels {
             }
 
 
-            /// One group's [`OUTS`] outputs at a tile's `V` registers of points, written or
-            /// added (output `o`'s row at `out + o width`).
+            /// One group's [`OUTS`] outputs at a tile's `V` registers of points, summed over
+            /// `pairs` pairs from the sums so far in `out` (`more`; rows `stride` apart) or
+            /// from 0, and written there: a chunk of the inputs, each sum's chain carried on
+            /// through memory (the same bits as one chain).
             #[allow(clippy::too_many_arguments)]
             #[inline]
             #[target_feature(enable = $features)]
             unsafe fn tile<const V: usize>(
-                w: *const u32,
-                pairs: usize,
-                x: *const u32,
-                width: usize,
-                masks: &[__mmask16; VECS],
-                out: *mut f32,
-                add: bool,
-            ) {
-                let zero = [[_mm512_setzero_ps(); V]; OUTS];
-                let acc = sums::<V, OUTS>(zero, w, pairs, x, width, masks);
-                for (o, row) in acc.iter().enumerate() {
-                    for (v, &sum) in row.iter().enumerate() {
-                        let dst = out.add(o * width + 16 * v);
-                        let value = if add {
-                            _mm512_add_ps(_mm512_maskz_loadu_ps(masks[v], dst), sum)
-                        } else {
-                            sum
-                        };
-                        _mm512_mask_storeu_ps(dst, masks[v], value);
-                    }
-                }
-            }
-
-            /// [`tile`]'s sums over `pairs` pairs from the sums so far in `out` (`more`; rows
-            /// `stride` apart) or from 0, written there: one chunk of the inputs, the chain
-            /// of each sum carried on through memory (the same bits as one chain).
-            #[allow(clippy::too_many_arguments)]
-            #[inline]
-            #[target_feature(enable = $features)]
-            unsafe fn tile_part<const V: usize>(
                 w: *const u32,
                 pairs: usize,
                 x: *const u32,

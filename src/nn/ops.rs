@@ -58,16 +58,10 @@ pub(super) fn conv_bf16_weights(c: &Conv) -> Option<&[u32]> {
     if c.kernel_y != 1 || c.kernel_x != 1 || !super::bf16::usable(c.out_channels) {
         return None;
     }
-    let wp = c.bf16.get_or_init(|| {
-        let (i, o) = (c.in_channels, c.out_channels);
-        let mut t = vec![0.0; i * o];
-        for oc in 0..o {
-            for ic in 0..i {
-                t[ic * o + oc] = c.weights[oc * i + ic];
-            }
-        }
-        super::bf16::pack_weights(&t, i, o)
-    });
+    let (i, o) = (c.in_channels, c.out_channels);
+    let wp = c
+        .bf16
+        .get_or_init(|| super::bf16::pack_weights(&conv_as_dense(c), i, o));
     Some(wp)
 }
 
@@ -78,17 +72,23 @@ fn conv_fp32_weights(c: &Conv, width: usize) -> Option<&[u32]> {
     if c.kernel_y != 1 || c.kernel_x != 1 || !fits {
         return None;
     }
-    let wp = c.fp32.get_or_init(|| {
-        let (i, o) = (c.in_channels, c.out_channels);
-        let mut t = vec![0.0; i * o];
-        for oc in 0..o {
-            for ic in 0..i {
-                t[ic * o + oc] = c.weights[oc * i + ic];
-            }
-        }
-        super::bf16::pack_weights_fp32(&t, i, o)
-    });
+    let (i, o) = (c.in_channels, c.out_channels);
+    let wp = c
+        .fp32
+        .get_or_init(|| super::bf16::pack_weights_fp32(&conv_as_dense(c), i, o));
     Some(wp)
+}
+
+/// A 1x1 convolution's weights (`out x in`) as a dense layer's (`in x out`).
+fn conv_as_dense(c: &Conv) -> Vec<f32> {
+    let (i, o) = (c.in_channels, c.out_channels);
+    let mut t = vec![0.0; i * o];
+    for oc in 0..o {
+        for ic in 0..i {
+            t[ic * o + oc] = c.weights[oc * i + ic];
+        }
+    }
+    t
 }
 
 /// A dense layer's weights for the kernel's fp32 tiles, packed on first use; `None` where
@@ -399,7 +399,7 @@ pub fn kernels(bf16: bool, width: usize) -> &'static str {
     match (bf16, super::bf16::native(), super::bf16::available()) {
         (true, true, _) => "avx512bf16",
         (true, false, true) => "avx512-emulated",
-        (false, _, true) if width <= super::bf16::FP32_WIDTH => "avx512-tiles",
+        (false, _, _) if super::bf16::usable_fp32(super::bf16::BLOCK, width) => "avx512-tiles",
         _ => "gemm",
     }
 }
