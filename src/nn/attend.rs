@@ -57,14 +57,15 @@ pub fn attend(
     assert!(q.len() >= rows(d) && k.len() >= rows(d) && v.len() >= rows(dv));
     assert!(out.len() >= rows(dv));
     scratch.clear();
-    scratch.resize((d + area) * QUERIES * kernel::REGS, 0.0);
+    scratch.resize((d + dv + area) * QUERIES * kernel::REGS, 0.0);
     let (qp, s) = scratch.split_at_mut(d * QUERIES * kernel::REGS);
+    let (o, s) = s.split_at_mut(dv * QUERIES * kernel::REGS);
     #[cfg(target_arch = "x86_64")]
     // SAFETY: `available` checked AVX-512F; the asserts above keep every row the kernel
     // reads or writes inside its slice, and the scratch holds `d` and `area` rows of
     // `REGS` registers.
     unsafe {
-        kernel::attend(q, k, v, shape, scale, out, qp, s)
+        kernel::attend(q, k, v, shape, scale, out, qp, o, s)
     }
 }
 
@@ -130,7 +131,10 @@ mod kernel {
 
     /// Registers of [`QUERIES`] queries the fp32 head computes at once: every key and value
     /// broadcast serves this many registers.
-    pub(super) const REGS: usize = 2;
+    pub(super) const REGS: usize = 3;
+
+    /// Keys whose exponentials the fp32 head weights the values by at a time.
+    const KEYS: usize = 128;
 
     /// Every block of `REGS` registers of queries: their scores against every key, the
     /// softmax down each query's column, the values weighted by it. Each query's sums run
@@ -145,6 +149,7 @@ mod kernel {
         scale: f32,
         out: &mut [f32],
         qp: &mut [f32],
+        o: &mut [f32],
         s: &mut [f32],
     ) {
         let HeadShape {
@@ -154,7 +159,7 @@ mod kernel {
             dv,
         } = shape;
         let (q, k, v, out) = (q.as_ptr(), k.as_ptr(), v.as_ptr(), out.as_mut_ptr());
-        let (qp, s) = (qp.as_mut_ptr(), s.as_mut_ptr());
+        let (qp, o, s) = (qp.as_mut_ptr(), o.as_mut_ptr(), s.as_mut_ptr());
         let scale = _mm512_set1_ps(scale);
         for q0 in (0..area).step_by(REGS * QUERIES) {
             // Register `i`'s queries start at `at[i]` (kept inside the row when it has none).
@@ -166,30 +171,46 @@ mod kernel {
                     _mm512_storeu_ps(qp.add((c * REGS + i) * QUERIES), row);
                 }
             }
+            let mut max = [_mm512_set1_ps(f32::NEG_INFINITY); REGS];
             let mut j = 0;
             while j + BLOCK <= area {
-                scores::<BLOCK>(qp, d, k, stride, j, scale, s);
+                scores::<BLOCK>(qp, d, k, stride, j, scale, s, &mut max);
                 j += BLOCK;
             }
             while j < area {
-                scores::<1>(qp, d, k, stride, j, scale, s);
+                scores::<1>(qp, d, k, stride, j, scale, s, &mut max);
                 j += 1;
             }
-            // Softmax down each query's column.
-            let inv = softmax_columns(s, area);
-            let mut c = 0;
-            while c + BLOCK <= dv {
-                values::<BLOCK>(v, stride, c, s, area, &inv, out, &at, &masks);
-                c += BLOCK;
+            // Softmax down each query's column and the values weighted by it, `KEYS` keys
+            // at a time (their exponentials stay in L1 for every value row), each sum
+            // carried through `o` in the keys' order.
+            let mut sum = [_mm512_setzero_ps(); REGS];
+            for j0 in (0..area).step_by(KEYS) {
+                let j1 = (j0 + KEYS).min(area);
+                exponentials(s, j0, j1, max, &mut sum);
+                let mut c = 0;
+                while c + BLOCK <= dv {
+                    values::<BLOCK>(v, stride, c, s, j0, j1, o);
+                    c += BLOCK;
+                }
+                while c < dv {
+                    values::<1>(v, stride, c, s, j0, j1, o);
+                    c += 1;
+                }
             }
-            while c < dv {
-                values::<1>(v, stride, c, s, area, &inv, out, &at, &masks);
-                c += 1;
+            let inv = sum.map(|t| _mm512_div_ps(_mm512_set1_ps(1.0), t));
+            for c in 0..dv {
+                for i in 0..REGS {
+                    let x = _mm512_loadu_ps(o.add((c * REGS + i) * QUERIES));
+                    let at = out.add(c * stride + at[i]);
+                    _mm512_mask_storeu_ps(at, masks[i], _mm512_mul_ps(x, inv[i]));
+                }
             }
         }
     }
 
-    /// Scores of keys `j0..j0 + R` against the packed queries, scaled, into `s`.
+    /// Scores of keys `j0..j0 + R` against the packed queries, scaled, into `s`; `max`
+    /// takes each query's largest.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     #[target_feature(enable = "avx512f")]
@@ -201,6 +222,7 @@ mod kernel {
         j0: usize,
         scale: __m512,
         s: *mut f32,
+        max: &mut [__m512; REGS],
     ) {
         let mut acc = [[_mm512_setzero_ps(); REGS]; R];
         for c in 0..d {
@@ -217,13 +239,14 @@ mod kernel {
         for (r, a) in acc.iter().enumerate() {
             for (i, &sum) in a.iter().enumerate() {
                 let x = _mm512_mul_ps(sum, scale);
+                max[i] = _mm512_max_ps(max[i], x);
                 _mm512_storeu_ps(s.add(((j0 + r) * REGS + i) * QUERIES), x);
             }
         }
     }
 
-    /// Value rows `c0..c0 + R` weighted by the exponentials in `s`, times `inv`, into the
-    /// output's queries at `at` under `masks`.
+    /// Value rows `c0..c0 + R` weighted by the exponentials of keys `j0..j1` in `s`, added
+    /// to their sums in `o` (started there when `j0` is 0).
     #[allow(clippy::too_many_arguments)]
     #[inline]
     #[target_feature(enable = "avx512f")]
@@ -232,52 +255,53 @@ mod kernel {
         stride: usize,
         c0: usize,
         s: *const f32,
-        area: usize,
-        inv: &[__m512; REGS],
-        out: *mut f32,
-        at: &[usize; REGS],
-        masks: &[__mmask16; REGS],
+        j0: usize,
+        j1: usize,
+        o: *mut f32,
     ) {
-        let mut acc = [[_mm512_setzero_ps(); REGS]; R];
-        for j in 0..area {
+        let at = |r: usize, i: usize| o.add(((c0 + r) * REGS + i) * QUERIES);
+        let mut acc: [[__m512; REGS]; R] = if j0 == 0 {
+            [[_mm512_setzero_ps(); REGS]; R]
+        } else {
+            std::array::from_fn(|r| std::array::from_fn(|i| _mm512_loadu_ps(at(r, i))))
+        };
+        let rows: [*const f32; R] = std::array::from_fn(|r| v.add((c0 + r) * stride));
+        for j in j0..j1 {
             let col: [__m512; REGS] =
                 std::array::from_fn(|i| _mm512_loadu_ps(s.add((j * REGS + i) * QUERIES)));
             for (r, a) in acc.iter_mut().enumerate() {
-                let x = _mm512_set1_ps(*v.add((c0 + r) * stride + j));
+                let x = _mm512_set1_ps(*rows[r].add(j));
                 for i in 0..REGS {
                     a[i] = _mm512_fmadd_ps(x, col[i], a[i]);
                 }
             }
         }
         for (r, a) in acc.iter().enumerate() {
-            for i in 0..REGS {
-                let o = out.add((c0 + r) * stride + at[i]);
-                _mm512_mask_storeu_ps(o, masks[i], _mm512_mul_ps(a[i], inv[i]));
+            for (i, &x) in a.iter().enumerate() {
+                _mm512_storeu_ps(at(r, i), x);
             }
         }
     }
 
-    /// The scores' columns (`area` rows of `REGS` registers) turned into their exponentials
-    /// less each column's largest, in place; the reciprocal of each column's sum.
+    /// The scores of keys `j0..j1` (rows of `REGS` registers in `s`) turned into their
+    /// exponentials less each column's largest (`max`), in place, added to `sum`.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn softmax_columns(s: *mut f32, area: usize) -> [__m512; REGS] {
-        let at = |j: usize, i: usize| s.add((j * REGS + i) * QUERIES);
-        let mut max = [_mm512_set1_ps(f32::NEG_INFINITY); REGS];
-        for j in 0..area {
-            for (i, m) in max.iter_mut().enumerate() {
-                *m = _mm512_max_ps(*m, _mm512_loadu_ps(at(j, i)));
-            }
-        }
-        let mut sum = [_mm512_setzero_ps(); REGS];
-        for j in 0..area {
+    unsafe fn exponentials(
+        s: *mut f32,
+        j0: usize,
+        j1: usize,
+        max: [__m512; REGS],
+        sum: &mut [__m512; REGS],
+    ) {
+        for j in j0..j1 {
             for i in 0..REGS {
-                let e = exp(_mm512_sub_ps(_mm512_loadu_ps(at(j, i)), max[i]));
-                _mm512_storeu_ps(at(j, i), e);
+                let at = s.add((j * REGS + i) * QUERIES);
+                let e = exp(_mm512_sub_ps(_mm512_loadu_ps(at), max[i]));
+                _mm512_storeu_ps(at, e);
                 sum[i] = _mm512_add_ps(sum[i], e);
             }
         }
-        sum.map(|t| _mm512_div_ps(_mm512_set1_ps(1.0), t))
     }
 }
 
