@@ -102,6 +102,15 @@ fn main() {
             black_box(&out);
         });
         report(&name, t);
+        if outputs == 512 {
+            let mut h = Vec::new();
+            let name = format!("fp32-swiglu/{inputs}x{outputs}@{width}");
+            let t = common::time(&name, &filter, 2 * flops, || {
+                bf16::swiglu_fp32(&w32, &w32, inputs, outputs, &x, width, &mut h);
+                black_box(&h);
+            });
+            report(&name, t);
+        }
         let name = format!("pack+dense/{inputs}x{outputs}@{width}");
         let mut xp2 = Vec::new();
         let t = common::time(&name, &filter, flops, || {
