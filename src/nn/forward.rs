@@ -564,9 +564,7 @@ fn apply_block(
             let gate = b.gate.as_ref().expect("checked in Forward::new");
             let weights = |mm| fp32_weights(mm, width).expect("checked above");
             let t = s.prof.start();
-            s.a.clear();
-            s.a.extend_from_slice(x);
-            transformer_norm(&mut s.a, &b.pre_norm, width, &mut s.norm);
+            transformer_norm(x, &mut s.a, &b.pre_norm, width, &mut s.norm);
             let t = s.prof.add(Part::ElementWise, t);
             let (i, o) = (b.linear1.in_channels, b.linear1.out_channels);
             let (w1, wg) = (weights(&b.linear1), weights(gate));
@@ -578,9 +576,7 @@ fn apply_block(
         }
         Block::FeedForward(b) => {
             let t = s.prof.start();
-            s.a.clear();
-            s.a.extend_from_slice(x);
-            transformer_norm(&mut s.a, &b.pre_norm, width, &mut s.norm);
+            transformer_norm(x, &mut s.a, &b.pre_norm, width, &mut s.norm);
             let t = s.prof.add(Part::ElementWise, t);
             dense(&b.linear1, &s.a, width, &mut s.b, &mut s.xp, false, s.bf16);
             let gate = b.gate.as_ref().expect("checked in Forward::new");
@@ -621,9 +617,7 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
         }
         t
     } else {
-        s.a.clear();
-        s.a.extend_from_slice(x);
-        transformer_norm(&mut s.a, &b.pre_norm, width, &mut s.norm);
+        transformer_norm(x, &mut s.a, &b.pre_norm, width, &mut s.norm);
         let t = s.prof.add(Part::ElementWise, t);
         dense(&b.q, &s.a, width, &mut s.q, &mut s.xp, false, s.bf16);
         dense(&b.k, &s.a, width, &mut s.k, &mut s.xp, true, s.bf16);
@@ -864,12 +858,7 @@ fn rope(
             let (c, sn) = (&cos[t..t + area], &sin[t..t + area]);
             let base = at.at(h * d + 2 * p);
             let (r0, r1) = x[base..base + width + area].split_at_mut(width);
-            let (r0, r1) = (&mut r0[..area], &mut r1[..area]);
-            for i in 0..area {
-                let (x0, x1) = (r0[i], r1[i]);
-                r0[i] = x0 * c[i] - x1 * sn[i];
-                r1[i] = x0 * sn[i] + x1 * c[i];
-            }
+            super::ops::rotate(&mut r0[..area], &mut r1[..area], c, sn);
         }
     }
 }

@@ -629,21 +629,26 @@ pub(super) fn value_pool(x: &[f32], area: usize, batch: usize, b: usize, out: &m
     }
 }
 
-/// The transformer blocks' RMSNorm, in place: each point's channels divided by their root
-/// mean square (plus epsilon), times the weight.
+/// The transformer blocks' RMSNorm of `x` into `out`: each point's channels divided by
+/// their root mean square (plus epsilon), times the weight.
 pub(super) fn transformer_norm(
-    x: &mut [f32],
+    x: &[f32],
+    out: &mut Vec<f32>,
     n: &TransformerNorm,
     area: usize,
     inv: &mut Vec<f32>,
 ) {
     debug_assert_eq!(x.len(), n.channels * area);
     inverse_rms(x, area, n.epsilon, inv);
-    for (plane, &w) in x.chunks_exact_mut(area).zip(&n.weight) {
-        for (v, &r) in plane.iter_mut().zip(inv.iter()) {
-            *v *= r * w;
-        }
-    }
+    out.clear();
+    out.resize(x.len(), 0.0);
+    simd!(kernels::scaled_planes(x, &n.weight, inv, out))
+}
+
+/// Pairs of rows turned point by point: `(r0, r1)` by the angle whose cosine and sine are
+/// `cos` and `sin` (RoPE).
+pub(super) fn rotate(r0: &mut [f32], r1: &mut [f32], cos: &[f32], sin: &[f32]) {
+    simd!(kernels::rotate(r0, r1, cos, sin))
 }
 
 /// The trunk tip's RMSNorm with gamma and beta, per point or over each position's whole
@@ -949,6 +954,30 @@ mod kernels {
         }
         for a in inv.iter_mut() {
             *a = 1.0 / (*a / channels as f32 + epsilon).sqrt();
+        }
+    }
+
+    #[inline(always)]
+    pub fn rotate<const FMA: bool>(r0: &mut [f32], r1: &mut [f32], cos: &[f32], sin: &[f32]) {
+        for (((a, b), &c), &s) in r0.iter_mut().zip(r1.iter_mut()).zip(cos).zip(sin) {
+            let (x0, x1) = (*a, *b);
+            *a = x0 * c - x1 * s;
+            *b = x0 * s + x1 * c;
+        }
+    }
+
+    /// Plane `c` of `x` times `weight[c]` and the points' `inv`, into `out`.
+    #[inline(always)]
+    pub fn scaled_planes<const FMA: bool>(x: &[f32], weight: &[f32], inv: &[f32], out: &mut [f32]) {
+        let area = inv.len();
+        for ((plane, row), &w) in x
+            .chunks_exact(area)
+            .zip(out.chunks_exact_mut(area))
+            .zip(weight)
+        {
+            for ((o, &v), &r) in row.iter_mut().zip(plane).zip(inv) {
+                *o = v * (r * w);
+            }
         }
     }
 
