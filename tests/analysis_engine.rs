@@ -116,7 +116,8 @@ fn katagos_own_test_queries_are_answered_turn_for_turn_with_its_fields() {
                 // Queries may share an id and a turn (`foo` on 19x19 and on 7x7, with and
                 // without ownership) and are searched in parallel, so their answers come in
                 // the order they finish: each of KataGo's is matched with one of ours for the
-                // same id and turn that has its fields, each of ours used once.
+                // same id and turn that has its fields and the fewest others, each of ours
+                // used once.
                 let turn = &theirs["turnNumber"];
                 let same = |o: &Value| {
                     o["id"] == *id && o["turnNumber"] == *turn && o.get("moveInfos").is_some()
@@ -126,10 +127,13 @@ fn katagos_own_test_queries_are_answered_turn_for_turn_with_its_fields() {
                     .position(same)
                     .unwrap_or_else(|| panic!("{name}: {id} turn {turn} not answered: {ours:?}"));
                 let at = (0..ours.len())
-                    .find(|&i| !used[i] && same(&ours[i]) && missing(&theirs, &ours[i]).is_empty())
+                    .filter(|&i| {
+                        !used[i] && same(&ours[i]) && missing(&theirs, &ours[i]).is_empty()
+                    })
+                    .min_by_key(|&i| missing(&ours[i], &theirs).len())
                     .unwrap_or_else(|| {
                         panic!(
-                            "{name} {id} turn {turn}: no answer has {:?}",
+                            "{name} {id} turn {turn}: no answer left has {:?}",
                             missing(&theirs, &ours[first])
                         )
                     });
