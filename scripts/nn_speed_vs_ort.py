@@ -143,6 +143,13 @@ def main():
                       f"/ KataGo benchmark {v / med['katago']:.2f}x"
                       + (f", / KataGo with FTZ {v / med['katago ftz']:.2f}x"
                          if args.katago_ftz else ""), flush=True)
+                # Each round's own ratio: the engines measured within the same minutes, so
+                # a slow spell of a shared machine moves both sides of it.
+                per_round = [t / max(v[r] for n, v in rows.items() if n.startswith("ort"))
+                             for r, t in enumerate(rows[k])]
+                print(f"size {size}: {k}: / ONNX Runtime's best of the same round: "
+                      + " ".join(f"{x:.2f}x" for x in per_round)
+                      + f" (median {statistics.median(per_round):.2f}x)", flush=True)
 
 
 if __name__ == "__main__":
