@@ -62,7 +62,7 @@ pub fn attend(
     let (o, s) = s.split_at_mut(dv * QUERIES * kernel::REGS);
     #[cfg(target_arch = "x86_64")]
     // SAFETY: `available` checked AVX-512F; the asserts above keep every row the kernel
-    // reads or writes inside its slice, and the scratch holds `d` and `area` rows of
+    // reads or writes inside its slice, and the scratch holds `d`, `dv` and `area` rows of
     // `REGS` registers.
     unsafe {
         kernel::attend(q, k, v, shape, scale, out, qp, o, s)
@@ -624,8 +624,7 @@ mod tests {
     /// bf16's rounding of the values and the weights.
     #[test]
     fn bf16_attention_stays_near_the_definition() {
-        if !bf16_available() {
-            eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
+        if crate::nn::bf16::skipped() {
             return;
         }
         for (area, stride, d, dv) in SHAPES {

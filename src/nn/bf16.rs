@@ -1113,17 +1113,18 @@ pub(super) fn test_values(n: usize, seed: &mut u64) -> Vec<f32> {
         .collect()
 }
 
+/// Whether the kernels cannot run on this CPU (a test then says so and passes).
+#[cfg(test)]
+pub(super) fn skipped() -> bool {
+    if !available() {
+        eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
+    }
+    !available()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Whether the kernels cannot run on this CPU (the test then says so and passes).
-    fn skipped() -> bool {
-        if !available() {
-            eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
-        }
-        !available()
-    }
 
     #[test]
     fn rounding_is_to_the_nearest_bf16() {
