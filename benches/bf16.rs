@@ -102,6 +102,24 @@ fn main() {
             black_box(&out);
         });
         report(&name, t);
+        if tengen::nn::int8::available() {
+            let wq = tengen::nn::int8::pack_weights(&w, inputs, outputs);
+            let mut xq = tengen::nn::int8::Inputs::default();
+            xq.pack(&x, inputs, width);
+            let name = format!("int8/{inputs}x{outputs}@{width}");
+            let t = common::time(&name, &filter, flops, || {
+                tengen::nn::int8::dense(&wq, &xq, &mut out, bf16::Write::Store);
+                black_box(&out);
+            });
+            report(&name, t);
+            let name = format!("int8-pack/{inputs}x{outputs}@{width}");
+            let t = common::time(&name, &filter, flops, || {
+                xq.pack(&x, inputs, width);
+                tengen::nn::int8::dense(&wq, &xq, &mut out, bf16::Write::Store);
+                black_box(&out);
+            });
+            report(&name, t);
+        }
         if outputs == 512 {
             let mut h = Vec::new();
             let name = format!("fp32-swiglu/{inputs}x{outputs}@{width}");

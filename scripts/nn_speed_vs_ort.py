@@ -99,8 +99,8 @@ def main():
     ap.add_argument("--batches", type=int, nargs="+", default=[None],
                     help="Tengen's nn-batch, each measured (default: its own choice)")
     ap.add_argument("--ort-batches", type=int, nargs="+", default=[1, 8])
-    ap.add_argument("--precisions", nargs="+", default=["fp32"], choices=["fp32", "bf16"],
-                    help="Tengen's precisions, each measured (bf16: AVX512-BF16 CPUs)")
+    ap.add_argument("--precisions", nargs="+", default=["fp32"], choices=["fp32", "bf16", "int8"],
+                    help="Tengen's precisions, each measured (bf16: AVX-512 CPUs; int8: AVX512-VNNI CPUs)")
     ap.add_argument("--tengen", default="target/release/tengen")
     ap.add_argument("--katago", default=os.path.join(KATAGO_DIR, "katago"))
     ap.add_argument("--config", default=os.path.join(KATAGO_DIR, "gtp.cfg"))

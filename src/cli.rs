@@ -381,8 +381,8 @@ pub static KNOBS: &[Knob] = &[
     },
     Knob {
         key: "precision",
-        help: "the network's dense layers and 1x1 convolutions in fp32 (KataGo's outputs) or bf16 (AVX-512 CPUs; emulated, as fast as fp32, without AVX512-BF16); auto: bf16 where the CPU has AVX512-BF16",
-        range: "auto|fp32|bf16",
+        help: "the network's dense layers and 1x1 convolutions in fp32 (KataGo's outputs), bf16 (AVX-512 CPUs; emulated, as fast as fp32, without AVX512-BF16) or int8 (AVX512-VNNI CPUs; coarser than bf16); auto: bf16 where the CPU has AVX512-BF16",
+        range: "auto|fp32|bf16|int8",
         get: |s| s.precision.name().to_string(),
         set: |s, v| {
             s.precision = crate::nn::Precision::parse(v)?;

@@ -179,7 +179,7 @@ impl Engine {
     pub fn set_network(&mut self, network: Option<Network>) {
         if let Some(net) = &network {
             // The knob refuses bf16 where the CPU lacks it, so this takes effect.
-            net.0.bf16.set(self.settings.precision.uses_bf16());
+            net.0.kind.set(self.settings.precision.kind());
         }
         self.player.set_net(network.as_ref().map(|n| n.0.clone()));
         self.settings.network = network;

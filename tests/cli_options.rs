@@ -291,17 +291,14 @@ fn bench_nn_reports_what_it_was_given() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "{text}");
     // The default, auto, is bf16 where the CPU has AVX512-BF16; the line says which ran.
-    let auto = if tengen::nn::bf16::native() {
-        "bf16"
-    } else {
-        "fp32"
-    };
+    let auto = tengen::nn::Precision::Auto.kind();
     for (line, size) in lines.iter().zip([9, 7]) {
         assert!(
             line.starts_with(&format!(
-                "mode=nn model={} precision={auto} kernels={} size={size} threads=2 ",
+                "mode=nn model={} precision={} kernels={} size={size} threads=2 ",
                 net.name(),
-                tengen::nn::kernels(auto == "bf16", size * size)
+                auto.name(),
+                tengen::nn::kernels(auto, size * size)
             )),
             "{line}"
         );

@@ -40,9 +40,9 @@ pub struct Settings {
     /// The network, if one was loaded (`--model`): GTP's `kata-raw-nn` evaluates with
     /// it; the move generator does not use it yet.
     pub network: Option<Network>,
-    /// The network's dense layers and 1x1 convolutions: bf16 or fp32 (`--set
-    /// precision=auto|fp32|bf16`; auto is bf16 where the CPU has AVX512-BF16, bf16 runs
-    /// emulated on other AVX-512 CPUs).
+    /// The network's dense layers and 1x1 convolutions: fp32, bf16 or int8 (`--set
+    /// precision=auto|fp32|bf16|int8`; auto is bf16 where the CPU has AVX512-BF16, bf16 runs
+    /// emulated on other AVX-512 CPUs, int8 needs AVX512-VNNI).
     pub precision: crate::nn::Precision,
 }
 

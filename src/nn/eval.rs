@@ -232,10 +232,16 @@ impl<'m> Evaluator<'m> {
     }
 
     /// Runs the network's dense layers and 1x1 convolutions in bf16 (`true`) or fp32 (the
-    /// default, unless the model's [`super::Bf16Choice`] says bf16); `false` when bf16 was
-    /// asked for and this CPU has no AVX-512.
+    /// default, unless the model's [`super::KindChoice`] says otherwise); `false` when bf16
+    /// was asked for and this CPU has no AVX-512.
     pub fn set_bf16(&mut self, on: bool) -> bool {
         self.forward.set_bf16(on)
+    }
+
+    /// Runs the network's dense layers and 1x1 convolutions in `kind`; `false` (nothing
+    /// changes) where this CPU has no kernels for it.
+    pub fn set_kind(&mut self, kind: super::Kind) -> bool {
+        self.forward.set_kind(kind)
     }
 
     /// Adds up the network's time by kind of layer from now on (`true`) or stops.

@@ -15,6 +15,7 @@
 //! into probabilities and White's values. The layers are in `ops`.
 
 use super::model::{Attention, Block, Model, Rope, TrunkTip};
+use super::ops::Kind;
 use super::ops::{
     activate, add, add_bias, add_channel_bias, bf16_weights, bn_act, conv, conv_bf16_weights,
     dense, fp32_weights, gemm, gpool, matmul, rms_norm, scale_columns, softmax_rows_unnormalised,
@@ -84,8 +85,8 @@ struct Scratch {
     /// The bf16 kernel's packed inputs, and a second set (a feed-forward's hidden layer).
     xp: super::ops::Packed,
     hp: super::ops::Packed,
-    /// Whether the dense layers and 1x1 convolutions run in bf16.
-    bf16: bool,
+    /// The arithmetic of the dense layers and 1x1 convolutions.
+    kind: Kind,
     /// Per-point inverse root mean squares of the RMSNorms.
     norm: Vec<f32>,
     /// The residual streams of nested bottlenecks, one a level.
@@ -138,7 +139,7 @@ impl<'m> Forward<'m> {
             batch: 0,
             trunk: Vec::new(),
             s: Scratch {
-                bf16: model.bf16.get(),
+                kind: model.kind.get(),
                 ..Scratch::default()
             },
             out: Vec::new(),
@@ -152,10 +153,16 @@ impl<'m> Forward<'m> {
     /// Runs the dense layers and 1x1 convolutions of this evaluator in bf16 (`true`) or
     /// fp32; `false` when bf16 was asked for and this CPU has no AVX-512 for the kernels.
     pub fn set_bf16(&mut self, on: bool) -> bool {
-        if on && !super::bf16::available() {
+        self.set_kind(if on { Kind::Bf16 } else { Kind::Fp32 })
+    }
+
+    /// Runs the dense layers and 1x1 convolutions of this evaluator in `kind`; `false`
+    /// (nothing changes) where this CPU has no kernels for it.
+    pub fn set_kind(&mut self, kind: Kind) -> bool {
+        if !kind.available() {
             return false;
         }
-        self.s.bf16 = on;
+        self.s.kind = kind;
         true
     }
 
@@ -228,7 +235,7 @@ impl<'m> Forward<'m> {
             spatial,
             &mut self.trunk,
             &mut s.cols,
-            s.bf16,
+            s.kind,
         );
         for (b, g) in global.chunks_exact(m.global_channels).enumerate() {
             matmul(&t.initial_matmul, g, &mut s.vec1);
@@ -282,7 +289,7 @@ impl<'m> Forward<'m> {
             &self.trunk,
             &mut s.a,
             &mut s.cols,
-            s.bf16,
+            s.kind,
         );
         conv(
             &h.g1_conv,
@@ -291,7 +298,7 @@ impl<'m> Forward<'m> {
             &self.trunk,
             &mut s.b,
             &mut s.cols,
-            s.bf16,
+            s.kind,
         );
         bn_act(&mut s.b, &h.g1_bn, h.g1_activation, width);
         for (b, out) in self.out[..batch].iter_mut().enumerate() {
@@ -309,7 +316,7 @@ impl<'m> Forward<'m> {
             }
         }
         bn_act(&mut s.a, &h.p1_bn, h.p1_activation, width);
-        conv(&h.p2_conv, n, batch, &s.a, &mut s.c, &mut s.cols, s.bf16);
+        conv(&h.p2_conv, n, batch, &s.a, &mut s.c, &mut s.cols, s.kind);
         unbatch(&s.c, area, batch, &mut self.out, |o| &mut o.policy);
     }
 
@@ -326,7 +333,7 @@ impl<'m> Forward<'m> {
             &self.trunk,
             &mut s.a,
             &mut s.cols,
-            s.bf16,
+            s.kind,
         );
         bn_act(&mut s.a, &h.v1_bn, h.v1_activation, batch * area);
         for (b, out) in self.out[..batch].iter_mut().enumerate() {
@@ -347,7 +354,7 @@ impl<'m> Forward<'m> {
             &s.a,
             &mut s.c,
             &mut s.cols,
-            s.bf16,
+            s.kind,
         );
         unbatch(&s.c, area, batch, &mut self.out, |o| &mut o.ownership);
     }
@@ -402,7 +409,7 @@ fn apply_block(
                 &s.a,
                 &mut s.b,
                 &mut s.cols,
-                s.bf16,
+                s.kind,
             );
             let t = s.prof.add(Part::Convolutions, t);
             bn_act(&mut s.b, &b.mid_bn, b.mid_activation, width);
@@ -414,7 +421,7 @@ fn apply_block(
                 &s.b,
                 &mut s.c,
                 &mut s.cols,
-                s.bf16,
+                s.kind,
             );
             let t = s.prof.add(Part::Convolutions, t);
             add(x, &s.c);
@@ -433,7 +440,7 @@ fn apply_block(
                 &s.a,
                 &mut s.b,
                 &mut s.cols,
-                s.bf16,
+                s.kind,
             );
             conv(
                 &b.gpool_conv,
@@ -442,7 +449,7 @@ fn apply_block(
                 &s.a,
                 &mut s.c,
                 &mut s.cols,
-                s.bf16,
+                s.kind,
             );
             let t = s.prof.add(Part::Convolutions, t);
             bn_act(&mut s.c, &b.gpool_bn, b.gpool_activation, width);
@@ -460,14 +467,14 @@ fn apply_block(
                 &s.b,
                 &mut s.c,
                 &mut s.cols,
-                s.bf16,
+                s.kind,
             );
             let t = s.prof.add(Part::Convolutions, t);
             add(x, &s.c);
             s.prof.add(Part::ElementWise, t);
         }
         Block::NestedBottleneck(b)
-            if s.bf16
+            if s.kind == Kind::Bf16
                 && conv_bf16_weights(&b.pre_conv).is_some()
                 && conv_bf16_weights(&b.post_conv).is_some() =>
         {
@@ -510,7 +517,7 @@ fn apply_block(
                 &s.a,
                 &mut mid,
                 &mut s.cols,
-                s.bf16,
+                s.kind,
             );
             s.prof.add(Part::Convolutions, t);
             for inner in &b.blocks {
@@ -526,7 +533,7 @@ fn apply_block(
                 &mid,
                 &mut s.c,
                 &mut s.cols,
-                s.bf16,
+                s.kind,
             );
             let t = s.prof.add(Part::Convolutions, t);
             add(x, &s.c);
@@ -535,7 +542,7 @@ fn apply_block(
         }
         Block::Attention(b) => attention(b, size, batch, x, s),
         Block::FeedForward(b)
-            if s.bf16
+            if s.kind == Kind::Bf16
                 && bf16_weights(&b.linear1).is_some()
                 && b.gate.as_ref().and_then(bf16_weights).is_some()
                 && bf16_weights(&b.linear2).is_some() =>
@@ -551,7 +558,7 @@ fn apply_block(
             s.prof.add(Part::FeedForward, t);
         }
         Block::FeedForward(b)
-            if !s.bf16
+            if s.kind == Kind::Fp32
                 && fp32_weights(&b.linear1, width).is_some()
                 && b.gate
                     .as_ref()
@@ -578,13 +585,13 @@ fn apply_block(
             let t = s.prof.start();
             transformer_norm(x, &mut s.a, &b.pre_norm, width, &mut s.norm);
             let t = s.prof.add(Part::ElementWise, t);
-            dense(&b.linear1, &s.a, width, &mut s.b, &mut s.xp, false, s.bf16);
+            dense(&b.linear1, &s.a, width, &mut s.b, &mut s.xp, false, s.kind);
             let gate = b.gate.as_ref().expect("checked in Forward::new");
-            dense(gate, &s.a, width, &mut s.c, &mut s.xp, true, s.bf16);
+            dense(gate, &s.a, width, &mut s.c, &mut s.xp, true, s.kind);
             let t = s.prof.add(Part::FeedForward, t);
             swiglu(&mut s.b, &s.c);
             let t = s.prof.add(Part::ElementWise, t);
-            dense(&b.linear2, &s.b, width, &mut s.c, &mut s.xp, false, s.bf16);
+            dense(&b.linear2, &s.b, width, &mut s.c, &mut s.xp, false, s.kind);
             let t = s.prof.add(Part::FeedForward, t);
             add(x, &s.c);
             s.prof.add(Part::ElementWise, t);
@@ -602,7 +609,7 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
     let d = b.q_head_dim;
     let dv = b.v_head_dim;
     let group = b.heads / b.kv_heads;
-    let fused = s.bf16
+    let fused = s.kind == Kind::Bf16
         && [&b.q, &b.k, &b.v, &b.out]
             .iter()
             .all(|mm| bf16_weights(mm).is_some());
@@ -619,14 +626,14 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
     } else {
         transformer_norm(x, &mut s.a, &b.pre_norm, width, &mut s.norm);
         let t = s.prof.add(Part::ElementWise, t);
-        dense(&b.q, &s.a, width, &mut s.q, &mut s.xp, false, s.bf16);
-        dense(&b.k, &s.a, width, &mut s.k, &mut s.xp, true, s.bf16);
-        dense(&b.v, &s.a, width, &mut s.v, &mut s.xp, true, s.bf16);
+        dense(&b.q, &s.a, width, &mut s.q, &mut s.xp, false, s.kind);
+        dense(&b.k, &s.a, width, &mut s.k, &mut s.xp, true, s.kind);
+        dense(&b.v, &s.a, width, &mut s.v, &mut s.xp, true, s.kind);
         t
     };
     let t = s.prof.add(Part::Projections, t);
     // In bf16 the queries and keys are turned as they are packed, below.
-    let in_bf16 = s.bf16 && super::attend::bf16_available() && d.is_multiple_of(2);
+    let in_bf16 = s.kind == Kind::Bf16 && super::attend::bf16_available() && d.is_multiple_of(2);
     let pairs = d / 2;
     let rope_at = (!matches!(b.rope, Rope::None)).then(|| rope_table(b, size, &mut s.rope));
     let per_head = matches!(b.rope, Rope::Learnable { .. });
@@ -708,7 +715,7 @@ fn attention(b: &Attention, size: usize, batch: usize, x: &mut [f32], s: &mut Sc
         s.prof.add(Part::Projections, t);
         return;
     }
-    dense(&b.out, &s.b, width, &mut s.c, &mut s.xp, false, s.bf16);
+    dense(&b.out, &s.b, width, &mut s.c, &mut s.xp, false, s.kind);
     let t = s.prof.add(Part::Projections, t);
     add(x, &s.c);
     s.prof.add(Part::ElementWise, t);

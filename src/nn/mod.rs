@@ -9,6 +9,7 @@ pub mod cache;
 pub mod eval;
 pub mod features;
 pub mod forward;
+pub mod int8;
 mod ladder;
 pub mod model;
 mod ops;
@@ -16,7 +17,7 @@ pub mod profile;
 
 pub use eval::{cached_bytes, CacheKeys, EvalCache, Evaluation, Evaluator, Request, Symmetry};
 pub use model::{Model, ModelError};
-pub use ops::{fma_peak_gflops, kernels, Bf16Choice, Precision};
+pub use ops::{fma_peak_gflops, kernels, Kind, KindChoice, Precision};
 
 use std::path::PathBuf;
 

@@ -18,11 +18,23 @@ pub(super) fn conv(
     input: &[f32],
     out: &mut Vec<f32>,
     cols: &mut Vec<f32>,
-    bf16: bool,
+    kind: Kind,
 ) {
     let n = batch * size * size;
     debug_assert_eq!(input.len(), c.in_channels * n);
-    if let Some(wp) = bf16.then(|| conv_bf16_weights(c)).flatten() {
+    if let Some(wq) = (kind == Kind::Int8).then(|| conv_int8_weights(c)).flatten() {
+        out.resize(c.out_channels * n, 0.0);
+        thread_local! {
+            static PACKED: std::cell::RefCell<super::int8::Inputs> = std::cell::RefCell::new(super::int8::Inputs::default());
+        }
+        PACKED.with(|xq| {
+            let xq = &mut xq.borrow_mut();
+            xq.pack(input, c.in_channels, n);
+            super::int8::dense(wq, xq, out, Write::Store)
+        });
+        return;
+    }
+    if let Some(wp) = (kind == Kind::Bf16).then(|| conv_bf16_weights(c)).flatten() {
         out.resize(c.out_channels * n, 0.0);
         thread_local! {
             static PACKED: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -63,6 +75,32 @@ pub(super) fn conv_bf16_weights(c: &Conv) -> Option<&[u32]> {
         .bf16
         .get_or_init(|| super::bf16::pack_weights(&conv_as_dense(c), i, o));
     Some(wp)
+}
+
+/// A 1x1 convolution's weights in int8, packed on first use; `None` for other kernels or
+/// where the CPU has no AVX512-VNNI.
+pub(super) fn conv_int8_weights(c: &Conv) -> Option<&super::int8::Weights> {
+    if c.kernel_y != 1 || c.kernel_x != 1 || !super::int8::usable(c.in_channels, c.out_channels) {
+        return None;
+    }
+    let (i, o) = (c.in_channels, c.out_channels);
+    Some(
+        c.int8
+            .get_or_init(|| super::int8::pack_weights(&conv_as_dense(c), i, o)),
+    )
+}
+
+/// A dense layer's weights in int8, packed on first use; `None` where the layer cannot
+/// run in int8 on this CPU.
+pub(super) fn int8_weights(mm: &MatMul) -> Option<&super::int8::Weights> {
+    if !super::int8::usable(mm.in_channels, mm.out_channels) {
+        return None;
+    }
+    Some(
+        mm.int8.get_or_init(|| {
+            super::int8::pack_weights(&mm.weights, mm.in_channels, mm.out_channels)
+        }),
+    )
 }
 
 /// A 1x1 convolution's weights for the kernel's fp32 tiles, packed on first use; `None`
@@ -272,6 +310,8 @@ pub(super) fn gemm(
 #[derive(Default)]
 pub(super) struct Packed {
     xp: Vec<u32>,
+    /// The same input in int8, when the last dense layer ran in int8.
+    q: super::int8::Inputs,
     /// Whether `xp` holds the last dense layer's input (it ran in bf16).
     valid: bool,
 }
@@ -358,6 +398,37 @@ pub enum Precision {
     /// bf16 (on CPUs with AVX-512: F, VL and BW; AVX512-BF16's instructions where it has
     /// them, else emulated).
     Bf16,
+    /// int8 products on AVX512-VNNI, weights and inputs scaled per run of 128 channels
+    /// (`nn::int8`).
+    Int8,
+}
+
+/// The arithmetic an evaluator's dense layers and 1x1 convolutions run in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Kind {
+    #[default]
+    Fp32,
+    Bf16,
+    Int8,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Fp32 => "fp32",
+            Kind::Bf16 => "bf16",
+            Kind::Int8 => "int8",
+        }
+    }
+
+    /// Whether this CPU has the kernels for it.
+    pub fn available(self) -> bool {
+        match self {
+            Kind::Fp32 => true,
+            Kind::Bf16 => super::bf16::available(),
+            Kind::Int8 => super::int8::available(),
+        }
+    }
 }
 
 impl Precision {
@@ -368,7 +439,9 @@ impl Precision {
             "fp32" => Ok(Precision::Fp32),
             "bf16" if super::bf16::available() => Ok(Precision::Bf16),
             "bf16" => Err("this CPU has no AVX-512 (F, VL, BW)".to_string()),
-            _ => Err(format!("{v:?} is not auto, fp32 or bf16")),
+            "int8" if super::int8::available() => Ok(Precision::Int8),
+            "int8" => Err("this CPU has no AVX512-VNNI".to_string()),
+            _ => Err(format!("{v:?} is not auto, fp32, bf16 or int8")),
         }
     }
 
@@ -378,15 +451,17 @@ impl Precision {
             Precision::Auto => "auto",
             Precision::Fp32 => "fp32",
             Precision::Bf16 => "bf16",
+            Precision::Int8 => "int8",
         }
     }
 
-    /// Whether the dense layers run in bf16 on this CPU.
-    pub fn uses_bf16(self) -> bool {
+    /// The arithmetic the dense layers run in on this CPU.
+    pub fn kind(self) -> Kind {
         match self {
-            Precision::Auto => super::bf16::native(),
-            Precision::Bf16 => super::bf16::available(),
-            Precision::Fp32 => false,
+            Precision::Auto if super::bf16::native() => Kind::Bf16,
+            Precision::Bf16 if super::bf16::available() => Kind::Bf16,
+            Precision::Int8 if super::int8::available() => Kind::Int8,
+            _ => Kind::Fp32,
         }
     }
 }
@@ -395,11 +470,12 @@ impl Precision {
 /// bf16 (`bf16`) or fp32, as `tengen bench` names them: `avx512bf16` (AVX512-BF16's
 /// instructions), `avx512-emulated` (the same bf16 sums by fp32 multiply-adds),
 /// `avx512-tiles` (the same tiles in fp32), `gemm` (the gemm crate's products).
-pub fn kernels(bf16: bool, width: usize) -> &'static str {
-    match (bf16, super::bf16::native(), super::bf16::available()) {
-        (true, true, _) => "avx512bf16",
-        (true, false, true) => "avx512-emulated",
-        (false, _, _) if super::bf16::usable_fp32(super::bf16::BLOCK, width) => "avx512-tiles",
+pub fn kernels(kind: Kind, width: usize) -> &'static str {
+    match (kind, super::bf16::native(), super::bf16::available()) {
+        (Kind::Int8, _, _) => "avx512vnni-int8",
+        (Kind::Bf16, true, _) => "avx512bf16",
+        (Kind::Bf16, false, true) => "avx512-emulated",
+        (Kind::Fp32, _, _) if super::bf16::usable_fp32(super::bf16::BLOCK, width) => "avx512-tiles",
         _ => "gemm",
     }
 }
@@ -457,30 +533,34 @@ fn set_mxcsr(v: u32) {
     }
 }
 
-/// A model's choice of bf16 for its dense layers, which each evaluator made from it
+/// A model's choice of arithmetic for its dense layers, which each evaluator made from it
 /// afterwards starts with: fp32 (KataGo's exact outputs) unless a program sets it.
 #[derive(Debug, Default)]
-pub struct Bf16Choice(std::sync::atomic::AtomicBool);
+pub struct KindChoice(std::sync::atomic::AtomicU8);
 
-impl Clone for Bf16Choice {
-    fn clone(&self) -> Bf16Choice {
-        Bf16Choice(std::sync::atomic::AtomicBool::new(self.get()))
+impl Clone for KindChoice {
+    fn clone(&self) -> KindChoice {
+        KindChoice(std::sync::atomic::AtomicU8::new(self.get() as u8))
     }
 }
 
-impl Bf16Choice {
-    /// Whether bf16 is chosen.
-    pub fn get(&self) -> bool {
-        self.0.load(std::sync::atomic::Ordering::Relaxed)
+impl KindChoice {
+    /// The arithmetic chosen.
+    pub fn get(&self) -> Kind {
+        match self.0.load(std::sync::atomic::Ordering::Relaxed) {
+            1 => Kind::Bf16,
+            2 => Kind::Int8,
+            _ => Kind::Fp32,
+        }
     }
 
-    /// Chooses bf16 (`true`) or fp32; `false` if bf16 was asked for and this CPU has no
-    /// AVX-512 for the bf16 kernels (nothing changes then).
-    pub fn set(&self, on: bool) -> bool {
-        if on && !super::bf16::available() {
+    /// Chooses `kind`; `false` if this CPU has no kernels for it (nothing changes then).
+    pub fn set(&self, kind: Kind) -> bool {
+        if !kind.available() {
             return false;
         }
-        self.0.store(on, std::sync::atomic::Ordering::Relaxed);
+        self.0
+            .store(kind as u8, std::sync::atomic::Ordering::Relaxed);
         true
     }
 }
@@ -498,11 +578,19 @@ pub(super) fn dense(
     out: &mut Vec<f32>,
     packed: &mut Packed,
     same_input: bool,
-    bf16: bool,
+    kind: Kind,
 ) {
     debug_assert_eq!(x.len(), mm.in_channels * area);
     out.resize(mm.out_channels * area, 0.0);
-    if let Some(wp) = bf16.then(|| bf16_weights(mm)).flatten() {
+    if let Some(wq) = (kind == Kind::Int8).then(|| int8_weights(mm)).flatten() {
+        if !(same_input && packed.valid) {
+            packed.q.pack(x, mm.in_channels, area);
+        }
+        super::int8::dense(wq, &packed.q, out, Write::Store);
+        packed.valid = true;
+        return;
+    }
+    if let Some(wp) = (kind == Kind::Bf16).then(|| bf16_weights(mm)).flatten() {
         let reuse = same_input && packed.valid;
         super::bf16::dense(
             wp,

@@ -117,7 +117,7 @@ pub struct BenchArgs {
     /// With --nn: the dense layers in fp32 (KataGo's outputs) or bf16 (on AVX-512 CPUs,
     /// emulated without AVX512-BF16); auto is bf16 where the CPU has AVX512-BF16. The
     /// output line says which precision and kernels ran.
-    #[arg(long, default_value = "auto", requires = "nn", value_parser = ["auto", "fp32", "bf16"])]
+    #[arg(long, default_value = "auto", requires = "nn", value_parser = ["auto", "fp32", "bf16", "int8"])]
     pub precision: String,
     /// Run one full search from the empty board (komi 7.5, Chinese rules) per size instead
     /// of bare playouts; the options below apply to it alone.
@@ -144,7 +144,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         let model = std::sync::Arc::new(crate::nn::Model::load(path)?);
         let precision = crate::nn::Precision::parse(&args.precision)
             .map_err(|e| anyhow::anyhow!("--precision {}: {e}", args.precision))?;
-        model.bf16.set(precision.uses_bf16());
+        model.kind.set(precision.kind());
         // One core's multiply-add peak, the best of a few short runs.
         let peak = (0..5)
             .map(|_| crate::nn::fma_peak_gflops(1 << 22))
@@ -168,8 +168,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             println!(
                 "mode=nn model={} precision={} kernels={} size={} threads={} batch={} evals={} seconds={:.2} evals_per_s={:.2} latency_ms_mean={:.2} latency_ms_median={:.2} latency_ms_max={:.2} cpu_ms={} gflops_per_s={:.1} core_peak_gflops={:.1} peak_share={:.2}",
                 model.name,
-                if model.bf16.get() { "bf16" } else { "fp32" },
-                crate::nn::kernels(model.bf16.get(), size * size * r.batch),
+                model.kind.get().name(),
+                crate::nn::kernels(model.kind.get(), size * size * r.batch),
                 size,
                 r.threads,
                 r.batch,
@@ -382,8 +382,8 @@ fn nn_search_bench(
     println!(
         "mode=nn-search model={} precision={} kernels={} size={} threads={} batch={} passes={} evals={} mean_batch={:.2} seconds={:.2} evals_per_s={:.2} ms_per_pass={:.1} visits={} visits_per_s={:.1} gflops_per_s={:.1} core_peak_gflops={:.1} peak_share={:.2}",
         model.name,
-        if model.bf16.get() { "bf16" } else { "fp32" },
-        crate::nn::kernels(model.bf16.get(), size * size * batch),
+        model.kind.get().name(),
+        crate::nn::kernels(model.kind.get(), size * size * batch),
         size,
         args.threads.max(1),
         batch,

@@ -125,7 +125,7 @@ pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
     let net = crate::cli::resolve_network(args.model.clone()).map_err(anyhow::Error::msg)?;
     // `--set precision` (bf16 refused where the CPU lacks it) for the pool's evaluators.
     if let Some(n) = &net {
-        n.0.bf16.set(settings.precision.uses_bf16());
+        n.0.kind.set(settings.precision.kind());
     }
     let visits = args
         .visits

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use tengen::nn::eval::{sym_pos, Evaluation, Evaluator, Request};
 use tengen::nn::features::InputRules;
-use tengen::nn::Model;
+use tengen::nn::{Kind, Model};
 use tengen::{Color, Game, Move, Rules};
 
 /// Agreement asked of every value KataGo prints to 6 or 7 decimals.
@@ -338,15 +338,17 @@ fn symmetries_are_permutations_and_undo_each_other() {
     }
 }
 
-/// bf16's distance from fp32 (issue 45), over every golden position of a network: the
-/// largest and mean differences in policy, win rate, lead and ownership, printed (the
-/// figures of PERF.md) and bounded. On a CPU without AVX512-BF16, says so and skips.
-fn bf16_against_fp32(path: &Path, golden: &Path) -> [(f64, f64); 4] {
+/// bf16's or int8's distance from fp32 (issue 45), over every golden position of a
+/// network: the largest and mean differences in policy, win rate, lead and ownership, and
+/// how often the policy's first move is fp32's, printed (the figures of PERF.md).
+fn against_fp32(path: &Path, golden: &Path, kind: Kind) -> [(f64, f64); 4] {
     let model = Model::load(path).unwrap();
     let blocks = parse(&std::fs::read_to_string(golden).unwrap());
     let mut fp32 = Evaluator::new(&model).unwrap();
     let mut bf16 = Evaluator::new(&model).unwrap();
-    assert!(bf16.set_bf16(true));
+    assert!(bf16.set_kind(kind));
+    let first = |p: &[f32]| (0..p.len()).max_by(|&a, &b| p[a].total_cmp(&p[b]));
+    let mut same_first = 0;
     // (largest, sum) of |difference| per kind: policy, win rate, lead, ownership.
     let mut d = [(0.0f64, 0.0f64, 0usize); 4];
     let mut see = |k: usize, a: f32, b: f32| {
@@ -376,26 +378,26 @@ fn bf16_against_fp32(path: &Path, golden: &Path) -> [(f64, f64); 4] {
         for (x, y) in a.white_ownership.iter().zip(&b.white_ownership) {
             see(3, *x, *y);
         }
+        same_first += usize::from(first(&a.policy) == first(&b.policy));
     }
     let net = path.file_name().unwrap().to_string_lossy();
     let out = d.map(|(max, sum, n)| (max, sum / n.max(1) as f64));
-    for (kind, (max, mean)) in ["policy", "win rate", "lead", "ownership"].iter().zip(out) {
-        eprintln!("{net}: bf16 against fp32: {kind}: largest {max:.2e}, mean {mean:.2e}");
+    let k = kind.name();
+    for (what, (max, mean)) in ["policy", "win rate", "lead", "ownership"].iter().zip(out) {
+        eprintln!("{net}: {k} against fp32: {what}: largest {max:.2e}, mean {mean:.2e}");
     }
+    eprintln!(
+        "{net}: {k} against fp32: the policy's first move the same in {same_first} of {}",
+        blocks.len()
+    );
     out
 }
 
-#[test]
-fn bf16_stays_close_to_fp32() {
-    if !tengen::nn::bf16::available() {
-        eprintln!("skipped: this CPU has no AVX512-BF16");
-        return;
-    }
-    let Some(dir) = super::fixture_dir() else {
-        eprintln!("skipped: no network fixtures");
-        return;
-    };
-    let mut nets: Vec<(std::path::PathBuf, std::path::PathBuf)> = [super::TF_ROPE, super::TF_KV]
+/// The networks the error tests run: the two fixture transformers, and b10c384h6 where it
+/// has been fetched.
+fn error_nets() -> Option<Vec<(std::path::PathBuf, std::path::PathBuf)>> {
+    let dir = super::fixture_dir()?;
+    let mut nets: Vec<_> = [super::TF_ROPE, super::TF_KV]
         .iter()
         .map(|n| {
             (
@@ -407,8 +409,21 @@ fn bf16_stays_close_to_fp32() {
     if let Some(big) = tengen::nn::default_model_path().filter(|p| p.is_file()) {
         nets.push((big, dir.join("golden/b10c384h6nbttflrs.txt")));
     }
+    Some(nets)
+}
+
+#[test]
+fn bf16_stays_close_to_fp32() {
+    if !tengen::nn::bf16::available() {
+        eprintln!("skipped: this CPU has no AVX512-BF16");
+        return;
+    }
+    let Some(nets) = error_nets() else {
+        eprintln!("skipped: no network fixtures");
+        return;
+    };
     for (net, golden) in nets {
-        let [policy, win, lead, own] = bf16_against_fp32(&net, &golden);
+        let [policy, win, lead, own] = against_fp32(&net, &golden, Kind::Bf16);
         let name = net.display();
         assert!(
             policy.0 < 0.05 && policy.1 < 1e-3,
@@ -416,6 +431,31 @@ fn bf16_stays_close_to_fp32() {
         );
         assert!(win.0 < 0.05 && win.1 < 0.01, "{name}: win rate {win:?}");
         assert!(lead.0 < 3.0 && lead.1 < 0.3, "{name}: lead {lead:?}");
+        assert!(own.0 < 0.15 && own.1 < 0.01, "{name}: ownership {own:?}");
+    }
+}
+
+/// int8 (AVX512-VNNI) against fp32, as bf16 above, with wider bounds: the figures of
+/// PERF.md. On a CPU without AVX512-VNNI, says so and skips.
+#[test]
+fn int8_stays_close_to_fp32() {
+    if !tengen::nn::int8::available() {
+        eprintln!("skipped: this CPU has no AVX512-VNNI");
+        return;
+    }
+    let Some(nets) = error_nets() else {
+        eprintln!("skipped: no network fixtures");
+        return;
+    };
+    for (net, golden) in nets {
+        let [policy, win, lead, own] = against_fp32(&net, &golden, Kind::Int8);
+        let name = net.display();
+        assert!(
+            policy.0 < 0.08 && policy.1 < 5e-4,
+            "{name}: policy {policy:?}"
+        );
+        assert!(win.0 < 0.05 && win.1 < 0.006, "{name}: win rate {win:?}");
+        assert!(lead.0 < 3.0 && lead.1 < 0.4, "{name}: lead {lead:?}");
         assert!(own.0 < 0.15 && own.1 < 0.01, "{name}: ownership {own:?}");
     }
 }

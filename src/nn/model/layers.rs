@@ -27,6 +27,8 @@ pub struct Conv {
     pub bf16: std::sync::OnceLock<Vec<u32>>,
     /// A 1x1 kernel's weights packed for the kernel's fp32 tiles, on first use.
     pub fp32: std::sync::OnceLock<Vec<u32>>,
+    /// A 1x1 kernel's weights in int8 (`nn::int8::pack_weights`), on first use.
+    pub int8: std::sync::OnceLock<crate::nn::int8::Weights>,
 }
 
 /// A batch norm folded at load: `y = x * scale[c] + bias[c]`, with
@@ -54,6 +56,8 @@ pub struct MatMul {
     /// The weights packed for the kernel's fp32 tiles (`nn::bf16::pack_weights_fp32`), on
     /// first use.
     pub fp32: std::sync::OnceLock<Vec<u32>>,
+    /// The weights in int8 (`nn::int8::pack_weights`), on first use.
+    pub int8: std::sync::OnceLock<crate::nn::int8::Weights>,
 }
 
 /// A per-channel bias added after a [`MatMul`].

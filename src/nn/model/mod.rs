@@ -98,9 +98,9 @@ pub struct Model {
     pub trunk: Trunk,
     pub policy: PolicyHead,
     pub value: ValueHead,
-    /// Whether evaluators made from now on run the dense layers in bf16 (the programs'
+    /// The arithmetic evaluators made from now on run the dense layers in (the programs'
     /// `precision`; fp32 when loaded).
-    pub bf16: super::ops::Bf16Choice,
+    pub kind: super::ops::KindChoice,
 }
 
 impl Model {

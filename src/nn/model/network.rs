@@ -551,6 +551,6 @@ pub(super) fn model(r: &mut Reader) -> Res<Model> {
         trunk,
         policy,
         value,
-        bf16: Default::default(),
+        kind: Default::default(),
     })
 }

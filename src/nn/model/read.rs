@@ -330,6 +330,7 @@ pub(super) fn conv(r: &mut Reader, parent: &str) -> Res<Conv> {
         weights,
         bf16: Default::default(),
         fp32: Default::default(),
+        int8: Default::default(),
     })
 }
 
@@ -406,6 +407,7 @@ pub(super) fn matmul(r: &mut Reader, parent: &str) -> Res<MatMul> {
         weights,
         bf16: Default::default(),
         fp32: Default::default(),
+        int8: Default::default(),
     })
 }
 

@@ -47,7 +47,7 @@ struct Options {
     search_threads: Option<usize>,
     /// At the end of input, stop at once instead of answering what is queued.
     quit_without_waiting: bool,
-    /// The network's precision (`-override-config tengenPrecision=auto|fp32|bf16`).
+    /// The network's precision (`-override-config tengenPrecision=auto|fp32|bf16|int8`).
     precision: crate::nn::Precision,
 }
 
@@ -128,7 +128,7 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
     let cores = config.threads.max(1);
     let model = network.map(|n| n.0);
     if let Some(m) = &model {
-        m.bf16.set(options.precision.uses_bf16());
+        m.kind.set(options.precision.kind());
     }
     let size = PoolSize {
         workers: options.workers.unwrap_or(cores),

@@ -1,0 +1,411 @@
+//! Dense layers in int8 on AVX512-VNNI (issue 45's int8 screen): weights rounded to 8 bits
+//! with one scale per output and run of [`CHUNK`] inputs, a layer's inputs rounded to 8 bits
+//! with one scale per point and run of [`CHUNK`] inputs, four products summed into a 32-bit
+//! integer by `vpdpbusd` (64 multiply-adds an instruction, twice fp32's on CPUs whose
+//! AVX-512 has two FMA units and one VNNI unit, four times fp32's where both have one), and
+//! each run's integer sum scaled into the fp32 output. Inputs are unsigned in the
+//! instruction, so they are stored plus 128 and each sum starts from minus 128 times its
+//! run's weights. Weights are packed once per layer, four input channels to a 32-bit lane,
+//! eight outputs together (`[group][quad][out]`); inputs per call (`[quad][point]`). A tile
+//! is eight outputs at 48 points. Knows nothing of models, boards or evaluation.
+
+/// Inputs that share a scale (the last run of a layer may be shorter).
+pub const CHUNK: usize = 128;
+/// Outputs one tile computes.
+const OUTS: usize = 8;
+/// Outputs a layer must come in multiples of to run in int8 here: the trunk's layers (the
+/// heads' narrower 1x1 convolutions stay in fp32, where int8 moved the policy most).
+pub const BLOCK: usize = 64;
+
+/// Whether this CPU runs the kernels (AVX-512 F, BW, VL and VNNI). Detected once.
+pub fn available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *HAS.get_or_init(|| {
+            is_x86_feature_detected!("avx512f")
+                && is_x86_feature_detected!("avx512vl")
+                && is_x86_feature_detected!("avx512bw")
+                && is_x86_feature_detected!("avx512vnni")
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// Whether a dense layer of `inputs` and `outputs` channels can run in int8 here.
+pub fn usable(inputs: usize, outputs: usize) -> bool {
+    outputs.is_multiple_of(BLOCK) && inputs > 0 && available()
+}
+
+/// A layer's weights in int8: `lanes` as the tiles read them, and per group of [`OUTS`]
+/// outputs and run of [`CHUNK`] inputs, each output's scale and minus 128 times its run's
+/// integer weights (`[group][run][out]`).
+#[derive(Clone, Debug)]
+pub struct Weights {
+    inputs: usize,
+    outputs: usize,
+    lanes: Vec<u32>,
+    scale: Vec<f32>,
+    start: Vec<i32>,
+}
+
+impl Weights {
+    pub fn inputs(&self) -> usize {
+        self.inputs
+    }
+
+    pub fn outputs(&self) -> usize {
+        self.outputs
+    }
+}
+
+fn quads(inputs: usize) -> usize {
+    inputs.div_ceil(4)
+}
+
+fn runs(inputs: usize) -> usize {
+    inputs.div_ceil(CHUNK)
+}
+
+/// The weights `w` (`inputs x outputs`, row-major; `outputs` a multiple of [`BLOCK`])
+/// rounded to int8, each output's run of [`CHUNK`] inputs by its largest magnitude.
+pub fn pack_weights(w: &[f32], inputs: usize, outputs: usize) -> Weights {
+    assert!(outputs.is_multiple_of(OUTS), "{outputs} outputs");
+    assert_eq!(w.len(), inputs * outputs, "weights of another shape");
+    let (nq, nr, groups) = (quads(inputs), runs(inputs), outputs / OUTS);
+    let mut q = vec![0i8; nq * 4 * outputs];
+    let mut scale = vec![0.0f32; groups * nr * OUTS];
+    let mut start = vec![0i32; groups * nr * OUTS];
+    for o in 0..outputs {
+        for r in 0..nr {
+            let run = r * CHUNK..((r + 1) * CHUNK).min(inputs);
+            let m = run
+                .clone()
+                .map(|i| w[i * outputs + o].abs())
+                .fold(0.0f32, f32::max);
+            let (s, inv) = if m > 1e-30 && m.is_finite() {
+                (m / 127.0, 127.0 / m)
+            } else {
+                (0.0, 0.0)
+            };
+            let mut sum = 0i32;
+            for i in run {
+                let v = (w[i * outputs + o] * inv).round().clamp(-127.0, 127.0) as i8;
+                q[i * outputs + o] = v;
+                sum += v as i32;
+            }
+            let at = ((o / OUTS) * nr + r) * OUTS + o % OUTS;
+            scale[at] = s;
+            start[at] = -128 * sum;
+        }
+    }
+    let mut lanes = vec![0u32; nq * outputs];
+    for j in 0..nq {
+        for o in 0..outputs {
+            let b = |k: usize| q[(4 * j + k) * outputs + o] as u8 as u32;
+            lanes[((o / OUTS) * nq + j) * OUTS + o % OUTS] =
+                b(0) | b(1) << 8 | b(2) << 16 | b(3) << 24;
+        }
+    }
+    Weights {
+        inputs,
+        outputs,
+        lanes,
+        scale,
+        start,
+    }
+}
+
+/// A layer's inputs in int8: each point's run of [`CHUNK`] channels by its largest
+/// magnitude, plus 128, four channels to a lane (`[quad][point]`), and the scales
+/// (`[run][point]`).
+#[derive(Default)]
+pub struct Inputs {
+    width: usize,
+    inputs: usize,
+    lanes: Vec<u32>,
+    scale: Vec<f32>,
+}
+
+impl Inputs {
+    /// `x` (`inputs x width`, channel-major) rounded and packed.
+    pub fn pack(&mut self, x: &[f32], inputs: usize, width: usize) {
+        assert!(x.len() >= inputs * width, "inputs of another shape");
+        self.width = width;
+        self.inputs = inputs;
+        self.lanes.clear();
+        self.lanes.resize(quads(inputs) * width, 0);
+        self.scale.clear();
+        self.scale.resize(runs(inputs) * width, 0.0);
+        #[cfg(target_arch = "x86_64")]
+        if available() {
+            // SAFETY: `available` checked the features; the kernel stays inside the slices
+            // sized above and asserted.
+            unsafe { kernel::pack(x, inputs, width, &mut self.lanes, &mut self.scale) };
+            return;
+        }
+        self.pack_scalar(x);
+    }
+
+    fn pack_scalar(&mut self, x: &[f32]) {
+        let (inputs, width) = (self.inputs, self.width);
+        for r in 0..runs(inputs) {
+            let run = r * CHUNK..((r + 1) * CHUNK).min(inputs);
+            for p in 0..width {
+                let m = run
+                    .clone()
+                    .map(|i| x[i * width + p].abs())
+                    .fold(0.0f32, f32::max);
+                let inv = if m > 0.0 && m.is_finite() {
+                    127.0 / m
+                } else {
+                    0.0
+                };
+                self.scale[r * width + p] = m * (1.0 / 127.0);
+                for i in run.clone() {
+                    let v = ((x[i * width + p] * inv).round_ties_even() + 128.0).clamp(1.0, 255.0)
+                        as u32;
+                    self.lanes[(i / 4) * width + p] |= v << (8 * (i % 4));
+                }
+            }
+        }
+        // Channels past the last hold 128 (zero) in their lanes.
+        for i in inputs..quads(inputs) * 4 {
+            for p in 0..width {
+                self.lanes[(i / 4) * width + p] |= 128 << (8 * (i % 4));
+            }
+        }
+    }
+}
+
+/// What a layer does with its sums.
+pub use super::bf16::Write;
+
+/// `out (outputs x width) = W^T x` for inputs `x` packed by [`Inputs::pack`] and weights
+/// `w` ([`pack_weights`]), written or added into `out`. The caller checks [`usable`].
+pub fn dense(w: &Weights, x: &Inputs, out: &mut [f32], write: Write) {
+    assert!(available(), "int8 kernels on a CPU without AVX512-VNNI");
+    assert_eq!(w.inputs, x.inputs, "inputs of another layer");
+    assert!(out.len() >= w.outputs * x.width, "output too short");
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: features checked above; the packed shapes agree (asserted) and the kernel
+    // keeps every index inside them.
+    unsafe {
+        kernel::dense(w, x, out, write == Write::Add)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod kernel {
+    use super::{quads, runs, Inputs, Weights, CHUNK, OUTS};
+    use crate::nn::bf16::kernel::mask_of;
+    use std::arch::x86_64::*;
+
+    /// [`Inputs::pack`] 16 points at a time.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn pack(
+        x: &[f32],
+        inputs: usize,
+        width: usize,
+        lanes: &mut [u32],
+        scale: &mut [f32],
+    ) {
+        assert!(lanes.len() >= quads(inputs) * width && scale.len() >= runs(inputs) * width);
+        let x = x.as_ptr();
+        let zero = _mm512_set1_epi32(128);
+        for p in (0..width).step_by(16) {
+            let mask = mask_of(width - p);
+            for r in 0..runs(inputs) {
+                let (lo, hi) = (r * CHUNK, ((r + 1) * CHUNK).min(inputs));
+                let mut m = _mm512_setzero_ps();
+                for i in lo..hi {
+                    let v = _mm512_maskz_loadu_ps(mask, x.add(i * width + p));
+                    m = _mm512_max_ps(m, _mm512_abs_ps(v));
+                }
+                let s = _mm512_mul_ps(m, _mm512_set1_ps(1.0 / 127.0));
+                _mm512_mask_storeu_ps(scale.as_mut_ptr().add(r * width + p), mask, s);
+                let nonzero = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(m, _mm512_setzero_ps());
+                let inv = _mm512_maskz_div_ps(nonzero, _mm512_set1_ps(127.0), m);
+                for j in lo / 4..hi.div_ceil(4) {
+                    let mut lane = _mm512_setzero_si512();
+                    for k in 0..4 {
+                        let i = 4 * j + k;
+                        let q = if i < hi {
+                            let v = _mm512_maskz_loadu_ps(mask, x.add(i * width + p));
+                            _mm512_add_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(v, inv)), zero)
+                        } else {
+                            zero
+                        };
+                        lane = _mm512_or_si512(
+                            lane,
+                            _mm512_sllv_epi32(q, _mm512_set1_epi32(8 * k as i32)),
+                        );
+                    }
+                    _mm512_mask_storeu_epi32(
+                        lanes.as_mut_ptr().add(j * width + p) as *mut _,
+                        mask,
+                        lane,
+                    );
+                }
+            }
+        }
+    }
+
+    /// [`super::dense`]: per group of eight outputs, per 48 points, per run of inputs.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    pub(super) unsafe fn dense(w: &Weights, x: &Inputs, out: &mut [f32], add: bool) {
+        let width = x.width;
+        let (nq, nr) = (quads(w.inputs), runs(w.inputs));
+        for g in 0..w.outputs / OUTS {
+            let wl = w.lanes.as_ptr().add(g * nq * OUTS);
+            let scale = w.scale.as_ptr().add(g * nr * OUTS);
+            let start = w.start.as_ptr().add(g * nr * OUTS);
+            let o = out.as_mut_ptr().add(g * OUTS * width);
+            let mut p = 0;
+            while p < width {
+                let n = (width - p).min(48);
+                match n.div_ceil(16) {
+                    3 => tile::<3>(wl, scale, start, x, o, p, n, nq, nr, add),
+                    2 => tile::<2>(wl, scale, start, x, o, p, n, nq, nr, add),
+                    _ => tile::<1>(wl, scale, start, x, o, p, n, nq, nr, add),
+                }
+                p += n;
+            }
+        }
+    }
+
+    /// Eight outputs at `n` points from `p` (in `V` registers of 16).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    unsafe fn tile<const V: usize>(
+        wl: *const u32,
+        scale: *const f32,
+        start: *const i32,
+        x: &Inputs,
+        o: *mut f32,
+        p: usize,
+        n: usize,
+        nq: usize,
+        nr: usize,
+        add: bool,
+    ) {
+        let width = x.width;
+        let masks: [__mmask16; V] = std::array::from_fn(|v| mask_of(n.saturating_sub(16 * v)));
+        let xl = x.lanes.as_ptr().add(p);
+        for r in 0..nr {
+            let mut acc = [[_mm512_setzero_si512(); V]; OUTS];
+            for (k, row) in acc.iter_mut().enumerate() {
+                let s = _mm512_set1_epi32(*start.add(r * OUTS + k));
+                *row = [s; V];
+            }
+            let (j0, j1) = (r * CHUNK / 4, ((r + 1) * CHUNK / 4).min(nq));
+            for j in j0..j1 {
+                let xs: [__m512i; V] = std::array::from_fn(|v| {
+                    _mm512_maskz_loadu_epi32(masks[v], xl.add(j * width + 16 * v) as *const _)
+                });
+                let wj = wl.add(j * OUTS);
+                for (k, row) in acc.iter_mut().enumerate() {
+                    let b = _mm512_set1_epi32(*wj.add(k) as i32);
+                    for v in 0..V {
+                        row[v] = _mm512_dpbusd_epi32(row[v], xs[v], b);
+                    }
+                }
+            }
+            let xs = x.scale.as_ptr().add(r * width + p);
+            let sx: [__m512; V] =
+                std::array::from_fn(|v| _mm512_maskz_loadu_ps(masks[v], xs.add(16 * v)));
+            for (k, row) in acc.iter().enumerate() {
+                let sw = _mm512_set1_ps(*scale.add(r * OUTS + k));
+                let orow = o.add(k * width + p);
+                for v in 0..V {
+                    let f = _mm512_cvtepi32_ps(row[v]);
+                    let t = _mm512_mul_ps(sx[v], sw);
+                    let at = orow.add(16 * v);
+                    let sum = if r == 0 && !add {
+                        _mm512_mul_ps(f, t)
+                    } else {
+                        _mm512_fmadd_ps(f, t, _mm512_maskz_loadu_ps(masks[v], at))
+                    };
+                    _mm512_mask_storeu_ps(at, masks[v], sum);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(n: usize, seed: &mut u64) -> Vec<f32> {
+        super::super::bf16::test_values(n, seed)
+    }
+
+    /// The kernel against the same integer sums done by hand: equal up to fp32 rounding of
+    /// the scaling (the integer sums themselves are exact).
+    #[test]
+    fn the_kernel_computes_the_quantised_products() {
+        if !available() {
+            eprintln!("skipped: this CPU has no AVX512-VNNI");
+            return;
+        }
+        let mut seed = 7;
+        for (inputs, outputs, width) in [(192, 64, 81), (130, 16, 17), (512, 8, 5), (7, 8, 33)] {
+            let w = values(inputs * outputs, &mut seed);
+            let x = values(inputs * width, &mut seed);
+            let wq = pack_weights(&w, inputs, outputs);
+            let mut xq = Inputs::default();
+            xq.pack(&x, inputs, width);
+            let mut scalar = Inputs {
+                width,
+                inputs,
+                lanes: vec![0; quads(inputs) * width],
+                scale: vec![0.0; runs(inputs) * width],
+            };
+            scalar.pack_scalar(&x);
+            assert_eq!(xq.lanes, scalar.lanes, "{inputs}x{outputs}@{width} packing");
+            assert_eq!(xq.scale, scalar.scale);
+            let mut out = vec![0.0; outputs * width];
+            dense(&wq, &xq, &mut out, Write::Store);
+            let byte = |l: u32, k: usize| (l >> (8 * k)) as u8;
+            for o in 0..outputs {
+                for p in 0..width {
+                    let mut want = 0.0f64;
+                    let mut exact = 0.0f64;
+                    for r in 0..runs(inputs) {
+                        let mut sum = 0i64;
+                        for i in r * CHUNK..((r + 1) * CHUNK).min(inputs) {
+                            let wl =
+                                wq.lanes[((o / OUTS) * quads(inputs) + i / 4) * OUTS + o % OUTS];
+                            let xl = xq.lanes[(i / 4) * width + p];
+                            sum += (byte(wl, i % 4) as i8 as i64) * (byte(xl, i % 4) as i64 - 128);
+                        }
+                        let at = ((o / OUTS) * runs(inputs) + r) * OUTS + o % OUTS;
+                        want += sum as f64 * wq.scale[at] as f64 * xq.scale[r * width + p] as f64;
+                    }
+                    for i in 0..inputs {
+                        exact += w[i * outputs + o] as f64 * x[i * width + p] as f64;
+                    }
+                    let got = out[o * width + p] as f64;
+                    assert!(
+                        (got - want).abs() < 1e-4 * (1.0 + want.abs()),
+                        "{o} {p}: {got} {want}"
+                    );
+                    // And near the fp32 product: int8's rounding, a few percent of the
+                    // sum's spread.
+                    assert!(
+                        (got - exact).abs() < 0.05 * (inputs as f64).sqrt(),
+                        "{got} {exact}"
+                    );
+                }
+            }
+            let before = out.clone();
+            dense(&wq, &xq, &mut out, Write::Add);
+            for (a, b) in out.iter().zip(&before) {
+                assert!((a - 2.0 * b).abs() < 1e-4 * (1.0 + b.abs()));
+            }
+        }
+    }
+}
