@@ -17,18 +17,11 @@ const OUTS: usize = 8;
 /// heads' narrower 1x1 convolutions stay in fp32, where int8 moved the policy most).
 pub const BLOCK: usize = 64;
 
-/// Whether this CPU runs the kernels (AVX-512 F, BW, VL and VNNI). Detected once.
+/// Whether this CPU runs the kernels (AVX-512 F, BW, VL and VNNI; the standard library
+/// keeps what the CPU said).
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
-    {
-        static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *HAS.get_or_init(|| {
-            is_x86_feature_detected!("avx512f")
-                && is_x86_feature_detected!("avx512vl")
-                && is_x86_feature_detected!("avx512bw")
-                && is_x86_feature_detected!("avx512vnni")
-        })
-    }
+    return super::bf16::available() && is_x86_feature_detected!("avx512vnni");
     #[cfg(not(target_arch = "x86_64"))]
     false
 }

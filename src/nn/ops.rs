@@ -388,9 +388,10 @@ pub(super) use super::bf16::Write;
 /// The precision of the dense layers and 1x1 convolutions, as the programs' knob names it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Precision {
-    /// bf16 where the CPU has AVX512-BF16, else fp32 (the programs' default): bf16 without
-    /// those instructions (emulated) gives the same outputs as with them, but no faster than
-    /// fp32's arithmetic; only its bytes are halved.
+    /// bf16 where the CPU has AVX512-BF16, else int8 where it has AVX512-VNNI, else fp32
+    /// (the programs' default; each chosen where a match at equal time showed it beats fp32
+    /// on such a CPU, STRENGTH.md): bf16 without those instructions (emulated) gives the
+    /// same outputs as with them, but no faster than fp32's arithmetic.
     #[default]
     Auto,
     /// fp32: KataGo's outputs.
@@ -459,6 +460,7 @@ impl Precision {
     pub fn kind(self) -> Kind {
         match self {
             Precision::Auto if super::bf16::native() => Kind::Bf16,
+            Precision::Auto if super::int8::available() => Kind::Int8,
             Precision::Bf16 if super::bf16::available() => Kind::Bf16,
             Precision::Int8 if super::int8::available() => Kind::Int8,
             _ => Kind::Fp32,

@@ -10,6 +10,7 @@
 //! every machine, and on the fixture network too when it is there.
 
 use std::process::{Command, Stdio};
+use tengen::nn::Kind;
 
 use super::forward::{parse, Golden};
 use super::{fixture, fixture_dir, G170};
@@ -125,9 +126,9 @@ fn replay(gtp: &mut Gtp, g: &Golden) {
     }
 }
 
-/// `--set precision` reaches the network GTP evaluates with: on a CPU with AVX512-BF16,
-/// bf16 answers differ from fp32's and auto answers as bf16 (the transformer fixture's
-/// attention runs in bf16); elsewhere auto answers as fp32.
+/// `--set precision` reaches the network GTP evaluates with: bf16's and int8's answers
+/// differ from fp32's where the CPU runs them, and auto answers as the kind it picks here
+/// (bf16 with AVX512-BF16, else int8 with AVX512-VNNI, else fp32).
 #[test]
 fn the_precision_knob_reaches_the_evaluations() {
     let Some(net) = fixture("b7c96h6kv3qk32v16tflrs-fson-bnh.bin.gz") else {
@@ -144,17 +145,25 @@ fn the_precision_knob_reaches_the_evaluations() {
         answer
     };
     let (fp32, auto) = (answer("fp32"), answer("auto"));
-    if tengen::nn::bf16::available() {
-        let bf16 = answer("bf16");
-        assert_ne!(bf16, fp32, "bf16 asked for, fp32's answer given");
-        if tengen::nn::bf16::native() {
-            assert_eq!(auto, bf16, "auto is bf16 on this CPU");
-        } else {
-            assert_eq!(auto, fp32, "auto is fp32 without AVX512-BF16");
-        }
-    } else {
-        assert_eq!(auto, fp32, "auto is fp32 without AVX-512");
+    for kind in [Kind::Bf16, Kind::Int8]
+        .into_iter()
+        .filter(|k| k.available())
+    {
+        let other = answer(kind.name());
+        assert_ne!(
+            other,
+            fp32,
+            "{} asked for, fp32's answer given",
+            kind.name()
+        );
     }
+    let picked = tengen::nn::Precision::Auto.kind();
+    assert_eq!(
+        auto,
+        answer(picked.name()),
+        "auto is {} on this CPU",
+        picked.name()
+    );
 }
 
 #[test]
