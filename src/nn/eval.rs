@@ -231,15 +231,9 @@ impl<'m> Evaluator<'m> {
         }
     }
 
-    /// Runs the network's dense layers and 1x1 convolutions in bf16 (`true`) or fp32 (the
-    /// default, unless the model's [`super::KindChoice`] says otherwise); `false` when bf16
-    /// was asked for and this CPU has no AVX-512.
-    pub fn set_bf16(&mut self, on: bool) -> bool {
-        self.forward.set_bf16(on)
-    }
-
-    /// Runs the network's dense layers and 1x1 convolutions in `kind`; `false` (nothing
-    /// changes) where this CPU has no kernels for it.
+    /// Runs the network's dense layers and 1x1 convolutions in `kind` (fp32 by default,
+    /// unless the model's [`super::KindChoice`] says otherwise); `false` (nothing changes)
+    /// where this CPU has no kernels for it.
     pub fn set_kind(&mut self, kind: super::Kind) -> bool {
         self.forward.set_kind(kind)
     }

@@ -150,12 +150,6 @@ impl<'m> Forward<'m> {
         self.model
     }
 
-    /// Runs the dense layers and 1x1 convolutions of this evaluator in bf16 (`true`) or
-    /// fp32; `false` when bf16 was asked for and this CPU has no AVX-512 for the kernels.
-    pub fn set_bf16(&mut self, on: bool) -> bool {
-        self.set_kind(if on { Kind::Bf16 } else { Kind::Fp32 })
-    }
-
     /// Runs the dense layers and 1x1 convolutions of this evaluator in `kind`; `false`
     /// (nothing changes) where this CPU has no kernels for it.
     pub fn set_kind(&mut self, kind: Kind) -> bool {

@@ -43,16 +43,6 @@ pub struct Weights {
     start: Vec<i32>,
 }
 
-impl Weights {
-    pub fn inputs(&self) -> usize {
-        self.inputs
-    }
-
-    pub fn outputs(&self) -> usize {
-        self.outputs
-    }
-}
-
 fn quads(inputs: usize) -> usize {
     inputs.div_ceil(4)
 }

@@ -312,7 +312,8 @@ pub(super) struct Packed {
     xp: Vec<u32>,
     /// The same input in int8, when the last dense layer ran in int8.
     q: super::int8::Inputs,
-    /// Whether `xp` holds the last dense layer's input (it ran in bf16).
+    /// Whether `xp` (bf16) or `q` (int8) holds the last dense layer's input, packed for the
+    /// evaluator's arithmetic.
     valid: bool,
 }
 
