@@ -380,6 +380,16 @@ pub static KNOBS: &[Knob] = &[
         },
     },
     Knob {
+        key: "puct-transpositions",
+        help: "a position reached again by another move order shares the children of the first (KataGo's graph search, simpler)",
+        range: "0|1",
+        get: |s| u8::from(s.search.puct.transpositions).to_string(),
+        set: |s, v| {
+            s.search.puct.transpositions = number_in(v, 0u8, 1)? == 1;
+            Ok(())
+        },
+    },
+    Knob {
         key: "precision",
         help: "the network's dense layers and 1x1 convolutions in fp32 (KataGo's outputs), bf16 (AVX-512 CPUs; emulated, as fast as fp32, without AVX512-BF16) or int8 (AVX512-VNNI CPUs; coarser than bf16); auto: bf16 where the CPU has AVX512-BF16, else int8 where it has AVX512-VNNI, else fp32",
         range: "auto|fp32|bf16|int8",

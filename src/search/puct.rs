@@ -22,6 +22,7 @@ use crate::game::Game;
 use crate::nn::eval::Evaluation;
 use crate::nn::features::Features;
 use crate::playout::PlayoutRng;
+use crate::rules::KoRule;
 
 use super::analysis::Analysis;
 use super::descend::{descend, Descent};
@@ -89,6 +90,12 @@ pub struct PuctConfig {
     /// KataGo's subtree value bias (`subtreeValueBiasFactor`; 0: off): the share of its
     /// table entry's mean (see [`super::bias`]) a new leaf's value moves by.
     pub subtree_bias: f64,
+    /// Transpositions: a new node whose position (board, player to move, ko, a pass just
+    /// played) another node of the search has already evaluated takes that node's
+    /// children, shared, and the descent goes on through them, instead of evaluating the
+    /// position again (KataGo's graph search, in a simpler form: each node keeps its
+    /// own mean). Not under simple ko, where a shared position could lead back to itself.
+    pub transpositions: bool,
     /// Leaves a search thread gathers (each descent counting its visits on the way down)
     /// and has the network evaluate in one batch. 1 by default on every board and thread
     /// count: more evaluations a second (up to a fifth more on 9x9) do not pay for the
@@ -121,6 +128,7 @@ impl Default for PuctConfig {
             uncertainty_max_weight: 8.0,
             fpu_parent_nn_pow: 0.0,
             subtree_bias: 0.0,
+            transpositions: false,
             batch: 1,
         }
     }
@@ -147,6 +155,8 @@ struct Leaf {
     keys: Vec<u64>,
     /// Whether this descent claimed the leaf and expands it.
     expand: bool,
+    /// The leaf's position key, when transpositions are looked up.
+    key: Option<u64>,
     symmetry: usize,
 }
 
@@ -298,6 +308,7 @@ fn simulate(
             path: Vec::with_capacity(64),
             keys: Vec::new(),
             expand: false,
+            key: None,
             symmetry: 0,
         });
     }
@@ -338,6 +349,7 @@ struct NetDescent<'l, 'n> {
     game: &'l mut Game,
     keys: &'l mut Vec<u64>,
     expand: &'l mut bool,
+    key: &'l mut Option<u64>,
     /// The move before the next one (for the subtree-bias keys), when they are kept.
     prev: Option<Option<Move>>,
 }
@@ -365,9 +377,26 @@ impl Descent for NetDescent<'_, '_> {
     }
 
     /// Claims the leaf for expansion when the tree has room (it is expanded with the
-    /// policy once evaluated); the descent stops there.
+    /// policy once evaluated); the descent stops there. With transpositions, a leaf whose
+    /// position another node has been expanded at is linked to that node's children
+    /// instead, and the descent goes on.
     fn unexpanded(&mut self, shared: &Shared, node: NodeId, _visits: u32, _color: Color) -> bool {
-        *self.expand = !shared.tree.is_full() && shared.tree.try_claim(node);
+        let tree = shared.tree;
+        if shared.config.puct.transpositions && self.game.rules().ko != KoRule::Simple {
+            let key = position_key(self.game);
+            *self.key = Some(key);
+            let seen = lock(&self.net.positions).get(&key).copied();
+            if let Some(other) = seen {
+                if other != node
+                    && tree.node(other).is_expanded()
+                    && tree.try_claim(node)
+                    && tree.link(node, other)
+                {
+                    return true;
+                }
+            }
+        }
+        *self.expand = !tree.is_full() && tree.try_claim(node);
         false
     }
 }
@@ -379,12 +408,14 @@ fn descend_into(shared: &Shared, net: &NetRoot, leaf: &mut Leaf) {
     leaf.game.clone_from(net.game);
     leaf.keys.clear();
     leaf.expand = false;
+    leaf.key = None;
     let bias = shared.config.puct.subtree_bias > 0.0;
     let mut d = NetDescent {
         net,
         game: &mut leaf.game,
         keys: &mut leaf.keys,
         expand: &mut leaf.expand,
+        key: &mut leaf.key,
         prev: bias.then_some(shared.root_history[0]),
     };
     descend(shared, &mut d, &mut leaf.path);
@@ -400,7 +431,11 @@ fn back_up(shared: &Shared, net: &NetRoot, leaf: &Leaf, e: &Evaluation) -> Backe
     let node = path.last().expect("a path holds the root").0;
     if leaf.expand {
         let kids = children(&leaf.game, e, &|_| true);
-        tree.expand(node, &kids);
+        if tree.expand(node, &kids) {
+            if let Some(key) = leaf.key {
+                lock(&net.positions).entry(key).or_insert(node);
+            }
+        }
     }
     let mean = e.white_score_mean as f64;
     let raw_white = e.white_win as f64 + 0.5 * e.no_result as f64;
@@ -410,7 +445,7 @@ fn back_up(shared: &Shared, net: &NetRoot, leaf: &Leaf, e: &Evaluation) -> Backe
     // The leaf's value as backed up: the network's, moved by the subtree bias.
     let mut white = raw_white;
     let bias = cfg.subtree_bias > 0.0;
-    let mut table = bias.then(|| net.bias.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut table = bias.then(|| lock(&net.bias));
     if let (Some(t), Some(&key)) = (&table, leaf.keys.get(path.len().wrapping_sub(2))) {
         let shift = cfg.subtree_bias * t.mean(key);
         let leaf_mover = path[path.len() - 1].1;
@@ -469,6 +504,30 @@ fn back_up(shared: &Shared, net: &NetRoot, leaf: &Leaf, e: &Evaluation) -> Backe
         root_child: path.get(1).map(|&(id, _)| id),
         owner,
     }
+}
+
+/// A position's key for transpositions: the board, the player to move, the ko and
+/// whether a pass was just played (another would end the game).
+pub(super) fn position_key(game: &Game) -> u64 {
+    let b = game.board();
+    let mut k = b.hash() ^ mix(1 + u64::from(game.to_move() == Color::White));
+    if let Some((p, c)) = b.ko() {
+        k ^= mix(0x100 + 2 * u64::from(p.0) + u64::from(c == Color::White));
+    }
+    k ^ mix(0x1_0000 + game.consecutive_passes().min(2) as u64)
+}
+
+/// SplitMix64's finaliser: a well-spread 64-bit value of `x`.
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A mutex's contents, also after a thread panicked holding it.
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// How much better node `id`'s children's weighted mean utility is than the network's
@@ -613,21 +672,28 @@ fn select(
     }
     // The parent's value for the player to move there (its own statistics are its
     // mover's, the opponent's).
+    let node = tree.node(id);
+    let nn_q = || {
+        let white = f32::from_bits(node.nn_white.load(Relaxed)) as f64;
+        let own = if to_move == Color::White {
+            white
+        } else {
+            1.0 - white
+        };
+        own + utility(f32::from_bits(node.nn_lead.load(Relaxed)) as f64)
+    };
+    // A node just linked to a transposition has no mean of its own yet: the network's
+    // value of its position stands in.
     let mut parent_q = if parent.visits > 1 {
         1.0 - parent.value() + utility(parent.lead())
+    } else if node.is_linked() {
+        nn_q()
     } else {
         0.5
     };
     if cfg.fpu_parent_nn_pow > 0.0 {
-        let n = tree.node(id);
-        let white = f32::from_bits(n.nn_white.load(Relaxed)) as f64;
-        let nn_q = if to_move == Color::White {
-            white
-        } else {
-            1.0 - white
-        } + utility(f32::from_bits(n.nn_lead.load(Relaxed)) as f64);
         let share = visited_policy.powf(cfg.fpu_parent_nn_pow).min(1.0);
-        parent_q = share * parent_q + (1.0 - share) * nn_q;
+        parent_q = share * parent_q + (1.0 - share) * nn_q();
     }
     let reduction = if root {
         cfg.root_fpu_reduction
@@ -674,6 +740,102 @@ fn select(
 mod tests {
     use super::*;
     use crate::search::analysis::Candidate;
+
+    /// Every expanded node of `tree` under `id` (reached once each, shared children
+    /// once) with its position key, `game` the position at `id`.
+    fn expanded_by_key(
+        tree: &Tree,
+        id: NodeId,
+        game: &Game,
+        seen: &mut std::collections::HashSet<NodeId>,
+        out: &mut Vec<(u64, NodeId)>,
+    ) {
+        if !seen.insert(id) || !tree.node(id).is_expanded() {
+            return;
+        }
+        out.push((position_key(game), id));
+        for c in tree.node(id).children() {
+            let mut g = game.clone();
+            if g.play_record(game.to_move(), tree.node(c).mv()).is_ok() {
+                expanded_by_key(tree, c, &g, seen, out);
+            }
+        }
+    }
+
+    #[test]
+    fn a_transposition_shares_the_first_nodes_children() {
+        use crate::search::{fake::FakeNet, Limits, Search, SearchConfig};
+        let mut g = Game::new(9, crate::rules::Rules::chinese()).unwrap();
+        for (c, col, row) in [
+            (Color::Black, 4, 4),
+            (Color::White, 2, 2),
+            (Color::Black, 6, 3),
+        ] {
+            g.play(c, Move::Place(crate::board::Point::from_coord(col, row)))
+                .unwrap();
+        }
+        let run = |transpositions: bool| {
+            let mut config = SearchConfig {
+                threads: 1,
+                seed: 5,
+                max_memory_mib: 64,
+                ..SearchConfig::default()
+            };
+            config.puct.transpositions = transpositions;
+            let mut s = Search::new(config);
+            s.set_evaluator(Some(std::sync::Arc::new(FakeNet::new())));
+            let a = s.run(&g, Color::White, &Limits::playouts(600));
+            (s, a)
+        };
+        let (s, a) = run(true);
+        assert_eq!((a.root_visits, a.playouts), (600, 600));
+        let tree = s.kept_tree().expect("a tree is kept");
+        let mut nodes = Vec::new();
+        expanded_by_key(tree, ROOT, &g, &mut Default::default(), &mut nodes);
+        let mut first: std::collections::HashMap<u64, NodeId> = Default::default();
+        for &(key, id) in nodes.iter().filter(|&&(_, id)| !tree.node(id).is_linked()) {
+            let twin = first.insert(key, id);
+            assert_eq!(
+                twin, None,
+                "two nodes {twin:?} and {id} were expanded at one position"
+            );
+        }
+        let linked: Vec<_> = nodes
+            .iter()
+            .filter(|&&(_, id)| tree.node(id).is_linked())
+            .collect();
+        assert!(
+            linked.len() >= 2,
+            "{} linked of {} expanded",
+            linked.len(),
+            nodes.len()
+        );
+        for &&(key, id) in &linked {
+            let other = first[&key];
+            assert_eq!(tree.node(id).children(), tree.node(other).children());
+            assert!(
+                tree.node(id).stats().evals >= 1,
+                "the descent went on through it"
+            );
+        }
+        // Without: the same positions expanded twice, and no node linked.
+        let (s, _) = run(false);
+        let tree = s.kept_tree().expect("a tree is kept");
+        let mut nodes = Vec::new();
+        expanded_by_key(tree, ROOT, &g, &mut Default::default(), &mut nodes);
+        assert!(nodes.iter().all(|&(_, id)| !tree.node(id).is_linked()));
+        let keys: std::collections::HashSet<u64> = nodes.iter().map(|&(k, _)| k).collect();
+        assert!(keys.len() < nodes.len());
+        // One thread and a seed repeat exactly with transpositions too.
+        let (_, b) = run(true);
+        let fp = |a: &Analysis| -> Vec<(Move, u32, u64)> {
+            a.candidates
+                .iter()
+                .map(|c| (c.mv, c.visits, c.winrate.to_bits()))
+                .collect()
+        };
+        assert_eq!(fp(&a), fp(&b));
+    }
 
     fn candidate(mv: u16, visits: u32, winrate: f64, value_stdev: f64) -> Candidate {
         Candidate {

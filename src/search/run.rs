@@ -91,6 +91,12 @@ impl Search {
         self.net = source;
     }
 
+    /// The tree kept from the last search, for the tests' inspection.
+    #[cfg(test)]
+    pub(super) fn kept_tree(&self) -> Option<&Tree> {
+        self.tree.as_ref().map(|(t, _)| t)
+    }
+
     /// Forgets the tree (the network's evaluations stay cached): the next search starts
     /// from nothing, whatever position came before.
     pub fn clear_tree(&mut self) {
@@ -256,6 +262,7 @@ impl Search {
                 centre: tree.node(ROOT).stats().lead(),
                 cache,
                 bias: Default::default(),
+                positions: Default::default(),
             }),
             _ => None,
         };

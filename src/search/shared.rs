@@ -201,4 +201,7 @@ pub(super) struct NetRoot<'a> {
     pub(super) cache: &'a Mutex<EvalCache>,
     /// This search's subtree value bias table.
     pub(super) bias: Mutex<super::bias::BiasTable>,
+    /// With [`super::PuctConfig::transpositions`]: the expanded node of each position
+    /// (by `puct::position_key`) this search has evaluated.
+    pub(super) positions: Mutex<std::collections::HashMap<u64, NodeId>>,
 }
