@@ -390,6 +390,16 @@ pub static KNOBS: &[Knob] = &[
         },
     },
     Knob {
+        key: "puct-policy-temp",
+        help: "the network policy's temperature in the search (each probability to the power 1/t, renormalised; 1: as the network gives it)",
+        range: "0.25..=4",
+        get: |s| s.search.puct.policy_temperature.to_string(),
+        set: |s, v| {
+            s.search.puct.policy_temperature = number_in(v, 0.25, 4.0)?;
+            Ok(())
+        },
+    },
+    Knob {
         key: "precision",
         help: "the network's dense layers and 1x1 convolutions in fp32 (KataGo's outputs), bf16 (AVX-512 CPUs; emulated, as fast as fp32, without AVX512-BF16) or int8 (AVX512-VNNI CPUs; coarser than bf16); auto: bf16 where the CPU has AVX512-BF16, else int8 where it has AVX512-VNNI, else fp32",
         range: "auto|fp32|bf16|int8",

@@ -96,6 +96,9 @@ pub struct PuctConfig {
     /// position again (KataGo's graph search, in a simpler form: each node keeps its
     /// own mean). Not under simple ko, where a shared position could lead back to itself.
     pub transpositions: bool,
+    /// The policy's temperature: each move's probability raised to `1 / t` and the
+    /// legal moves' renormalised, at the root and inside the tree (1: the network's).
+    pub policy_temperature: f64,
     /// Leaves a search thread gathers (each descent counting its visits on the way down)
     /// and has the network evaluate in one batch. 1 by default on every board and thread
     /// count: more evaluations a second (up to a fifth more on 9x9) do not pay for the
@@ -129,6 +132,7 @@ impl Default for PuctConfig {
             fpu_parent_nn_pow: 0.0,
             subtree_bias: 0.0,
             transpositions: false,
+            policy_temperature: 1.0,
             batch: 1,
         }
     }
@@ -246,11 +250,45 @@ fn root_evaluation(net: &NetRoot, cfg: &PuctConfig) -> Evaluation {
     if cfg.root_symmetries == 8 {
         request = request.symmetry(crate::nn::Symmetry::Mean);
     }
-    net.source
+    let mut e = net
+        .source
         .evaluator(net.cache)
         .evaluate(&[request], &|| false)
         .and_then(|mut e| e.pop())
-        .expect("an evaluation that is never stopped ends")
+        .expect("an evaluation that is never stopped ends");
+    temper(&mut e, cfg.policy_temperature);
+    e
+}
+
+/// The policy of `e` at temperature `t` ([`PuctConfig::policy_temperature`]).
+fn temper(e: &mut Evaluation, t: f64) {
+    if t == 1.0 || t <= 0.0 {
+        return;
+    }
+    let power = (1.0 / t) as f32;
+    let mut sum = 0.0f32;
+    let mut before = 0.0f32;
+    for (p, &legal) in e.policy.iter_mut().zip(&e.legal) {
+        if legal && *p > 0.0 {
+            before += *p;
+            *p = p.powf(power);
+            sum += *p;
+        }
+    }
+    if e.pass > 0.0 {
+        before += e.pass;
+        e.pass = e.pass.powf(power);
+        sum += e.pass;
+    }
+    if sum > 0.0 {
+        let k = before / sum;
+        for (p, &legal) in e.policy.iter_mut().zip(&e.legal) {
+            if legal {
+                *p *= k;
+            }
+        }
+        e.pass *= k;
+    }
 }
 
 /// The root's evaluation ([`root_evaluation`]), kept in the root of `tree` as its own:
@@ -430,7 +468,13 @@ fn back_up(shared: &Shared, net: &NetRoot, leaf: &Leaf, e: &Evaluation) -> Backe
     let path = &leaf.path;
     let node = path.last().expect("a path holds the root").0;
     if leaf.expand {
-        let kids = children(&leaf.game, e, &|_| true);
+        let kids = if cfg.policy_temperature == 1.0 {
+            children(&leaf.game, e, &|_| true)
+        } else {
+            let mut e = e.clone();
+            temper(&mut e, cfg.policy_temperature);
+            children(&leaf.game, &e, &|_| true)
+        };
         if tree.expand(node, &kids) {
             if let Some(key) = leaf.key {
                 lock(&net.positions).entry(key).or_insert(node);
@@ -759,6 +803,45 @@ mod tests {
             if g.play_record(game.to_move(), tree.node(c).mv()).is_ok() {
                 expanded_by_key(tree, c, &g, seen, out);
             }
+        }
+    }
+
+    #[test]
+    fn a_policy_temperature_keeps_the_order_and_the_sum() {
+        let e = Evaluation {
+            size: 2,
+            policy: vec![0.5, 0.3, 0.0, 0.15],
+            legal: vec![true, true, false, true],
+            pass: 0.05,
+            white_win: 0.5,
+            white_loss: 0.5,
+            no_result: 0.0,
+            white_score_mean: 0.0,
+            white_score_mean_sq: 0.0,
+            white_lead: 0.0,
+            var_time_left: -1.0,
+            shortterm_winloss_error: 0.0,
+            shortterm_score_error: 0.0,
+            white_ownership: vec![0.0; 4],
+        };
+        let at = |t: f64| {
+            let mut e = e.clone();
+            temper(&mut e, t);
+            let mut all = e.policy.clone();
+            all.push(e.pass);
+            all
+        };
+        assert_eq!(at(1.0), vec![0.5, 0.3, 0.0, 0.15, 0.05]);
+        for t in [0.5, 0.8, 1.3, 2.0] {
+            let p = at(t);
+            let sum: f32 = p.iter().sum();
+            assert!((sum - 1.0).abs() < 1e-5, "{t}: {p:?}");
+            assert!(
+                p[0] > p[1] && p[1] > p[3] && p[3] > p[4] && p[2] == 0.0,
+                "{t}: {p:?}"
+            );
+            // Hotter flattens, colder sharpens.
+            assert_eq!(p[0] < 0.5, t > 1.0, "{t}: {p:?}");
         }
     }
 
