@@ -813,16 +813,7 @@ mod tests {
             policy: vec![0.5, 0.3, 0.0, 0.15],
             legal: vec![true, true, false, true],
             pass: 0.05,
-            white_win: 0.5,
-            white_loss: 0.5,
-            no_result: 0.0,
-            white_score_mean: 0.0,
-            white_score_mean_sq: 0.0,
-            white_lead: 0.0,
-            var_time_left: -1.0,
-            shortterm_winloss_error: 0.0,
-            shortterm_score_error: 0.0,
-            white_ownership: vec![0.0; 4],
+            ..evaluation(0.0, 0.0)
         };
         let at = |t: f64| {
             let mut e = e.clone();
