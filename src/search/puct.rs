@@ -17,7 +17,7 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use crate::board::{Color, Move};
+use crate::board::{splitmix64, Color, Move, KO_KEY, TO_MOVE_KEYS};
 use crate::game::Game;
 use crate::nn::eval::Evaluation;
 use crate::nn::features::Features;
@@ -360,7 +360,7 @@ fn simulate(
             LeafRequest::new(&leaf.game, net.rules, leaf.symmetry).optimism(cfg.optimism as f32)
         })
         .collect();
-    let Some(evals) = nw.eval.evaluate(&requests, stop) else {
+    let Some(mut evals) = nw.eval.evaluate(&requests, stop) else {
         for leaf in nw.leaves[..k].iter().rev() {
             for &(id, _) in &leaf.path {
                 tree.node(id).visits.fetch_sub(1, Relaxed);
@@ -371,6 +371,12 @@ fn simulate(
         }
         return None;
     };
+    // The children's priors: the policy at the search's temperature.
+    for (leaf, e) in nw.leaves[..k].iter().zip(&mut evals) {
+        if leaf.expand {
+            temper(e, cfg.policy_temperature);
+        }
+    }
     Some(
         nw.leaves[..k]
             .iter()
@@ -468,13 +474,7 @@ fn back_up(shared: &Shared, net: &NetRoot, leaf: &Leaf, e: &Evaluation) -> Backe
     let path = &leaf.path;
     let node = path.last().expect("a path holds the root").0;
     if leaf.expand {
-        let kids = if cfg.policy_temperature == 1.0 {
-            children(&leaf.game, e, &|_| true)
-        } else {
-            let mut e = e.clone();
-            temper(&mut e, cfg.policy_temperature);
-            children(&leaf.game, &e, &|_| true)
-        };
+        let kids = children(&leaf.game, e, &|_| true);
         if tree.expand(node, &kids) {
             if let Some(key) = leaf.key {
                 lock(&net.positions).entry(key).or_insert(node);
@@ -552,21 +552,18 @@ fn back_up(shared: &Shared, net: &NetRoot, leaf: &Leaf, e: &Evaluation) -> Backe
 
 /// A position's key for transpositions: the board, the player to move, the ko and
 /// whether a pass was just played (another would end the game).
+///
+/// (The ko is forbidden to the player to move, so its point alone says which.)
 pub(super) fn position_key(game: &Game) -> u64 {
     let b = game.board();
-    let mut k = b.hash() ^ mix(1 + u64::from(game.to_move() == Color::White));
-    if let Some((p, c)) = b.ko() {
-        k ^= mix(0x100 + 2 * u64::from(p.0) + u64::from(c == Color::White));
+    let mut k = b.hash() ^ TO_MOVE_KEYS[game.to_move().index()];
+    if let Some((p, _)) = b.ko() {
+        k ^= KO_KEY.wrapping_mul(u64::from(p.0));
     }
-    k ^ mix(0x1_0000 + game.consecutive_passes().min(2) as u64)
-}
-
-/// SplitMix64's finaliser: a well-spread 64-bit value of `x`.
-fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    if game.consecutive_passes() > 0 {
+        k ^= splitmix64(KO_KEY).1;
+    }
+    k
 }
 
 /// A mutex's contents, also after a thread panicked holding it.

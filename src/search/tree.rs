@@ -236,6 +236,17 @@ impl Node {
         self.weight_sum.store(s.weight_sum, Relaxed);
     }
 
+    /// Makes the node expanded with the `n` children from `first` (another node's too,
+    /// when `linked`).
+    fn set_children(&self, first: NodeId, n: usize, linked: bool) {
+        self.first_child.store(first, Relaxed);
+        self.num_children.store(n as u16, Relaxed);
+        if linked {
+            self.flags.fetch_or(2, Relaxed);
+        }
+        self.state.store(EXPANDED, Release);
+    }
+
     /// Copies the network's own evaluation of `other`'s position.
     fn copy_nn(&self, other: &Node) {
         self.nn_white.store(other.nn_white.load(Relaxed), Relaxed);
@@ -357,10 +368,7 @@ impl Tree {
             node.prior_wins.store(c.prior_wins, Relaxed);
             node.policy.store(c.policy.to_bits(), Relaxed);
         }
-        let parent = self.node(id);
-        parent.first_child.store(first, Relaxed);
-        parent.num_children.store(n as u16, Relaxed);
-        parent.state.store(EXPANDED, Release);
+        self.node(id).set_children(first, n, false);
         true
     }
 
@@ -378,11 +386,7 @@ impl Tree {
         }
         let n = self.node(id);
         n.copy_nn(o);
-        n.first_child.store(kids.start, Relaxed);
-        n.num_children
-            .store((kids.end - kids.start) as u16, Relaxed);
-        n.flags.fetch_or(2, Relaxed);
-        n.state.store(EXPANDED, Release);
+        n.set_children(kids.start, kids.len(), true);
         true
     }
 
@@ -420,11 +424,7 @@ impl Tree {
             }
             let n = kids.len();
             if let Some(&first) = runs.get(&kids.start) {
-                let parent = out.node(new);
-                parent.first_child.store(first, Relaxed);
-                parent.num_children.store(n as u16, Relaxed);
-                parent.flags.fetch_or(2, Relaxed);
-                parent.state.store(EXPANDED, Release);
+                out.node(new).set_children(first, n, true);
                 continue;
             }
             let first = out.used.load(Relaxed);
@@ -441,10 +441,7 @@ impl Tree {
                 dst.copy_nn(src);
                 queue.push_back((c, first + i as u32));
             }
-            let parent = out.node(new);
-            parent.first_child.store(first, Relaxed);
-            parent.num_children.store(n as u16, Relaxed);
-            parent.state.store(EXPANDED, Release);
+            out.node(new).set_children(first, n, false);
         }
         out
     }
