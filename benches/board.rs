@@ -1,13 +1,8 @@
-//! Benches of the board core: `play` throughput and light playouts from the empty board on
-//! 9x9 and 19x19 (PERF.md records the figures). A small harness of our own (no criterion:
-//! its ninety crates were built by every `cargo test`): each bench runs in batches for
-//! about two seconds after a warm-up and reports the median batch's rate and the spread.
-//! `cargo bench --bench board [-- FILTER]` runs the benches whose name contains FILTER.
-//! The harness is `common`'s, shared with the other benches.
+//! Benches of the board core on criterion: `play` throughput (moves a second, replaying a
+//! recorded random game) and light playouts from the empty board, on 9x9 and 19x19
+//! (PERF.md records the figures). `cargo bench -p tengen-benches --bench board [-- FILTER]`.
 
-mod common;
-
-use common::bench;
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use tengen::playout::{playout, Light, PlayoutRng};
 use tengen::{Board, Color, Point};
@@ -37,29 +32,41 @@ fn recorded_game(size: usize) -> Vec<(Color, Option<Point>)> {
     moves
 }
 
-fn main() {
-    let filter = common::filter();
+fn board(c: &mut Criterion) {
+    let mut group = c.benchmark_group("play");
     for size in [9usize, 19] {
         let game = recorded_game(size);
         let empty = Board::new(size).unwrap();
-        bench(&format!("play/{size}"), &filter, game.len() as u64, || {
-            let mut b = empty.clone();
-            for &(c, m) in &game {
-                match m {
-                    Some(p) => b.play(c, p).unwrap(),
-                    None => b.pass(),
+        group.throughput(Throughput::Elements(game.len() as u64));
+        group.bench_function(size.to_string(), |bench| {
+            bench.iter(|| {
+                let mut b = empty.clone();
+                for &(c, m) in &game {
+                    match m {
+                        Some(p) => b.play(c, p).unwrap(),
+                        None => b.pass(),
+                    }
                 }
-            }
-            black_box(b.hash());
+                black_box(b.hash())
+            })
         });
     }
+    group.finish();
+    let mut group = c.benchmark_group("light_playout");
+    group.throughput(Throughput::Elements(1));
     for size in [9usize, 19] {
         let empty = Board::new(size).unwrap();
         let mut rng = PlayoutRng::seed_from_u64(1);
         let mut b = empty.clone();
-        bench(&format!("light_playout/{size}"), &filter, 1, || {
-            b.copy_from(&empty);
-            black_box(playout(&mut b, Color::Black, &mut Light, &mut rng));
+        group.bench_function(size.to_string(), |bench| {
+            bench.iter(|| {
+                b.copy_from(&empty);
+                black_box(playout(&mut b, Color::Black, &mut Light, &mut rng))
+            })
         });
     }
+    group.finish();
 }
+
+criterion_group!(benches, board);
+criterion_main!(benches);
