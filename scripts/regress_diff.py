@@ -6,7 +6,7 @@ unexpected FAIL), on the Summary lines and on the exit status.
 Cases: every gtp-tests/*.tst (run from gtp-tests/, engine Tengen, then the whole folder in one
 run for the multi-file output), the shared derived files (each from the folder its paths are
 relative to, engine Tengen and, when installed, GNU Go), and scripts/regress_quirks/*.tst
-(engine: the fake_gtp example). A file gogui-regress stops on (exit 2: a regex it cannot
+(engine: `tengen fake-gtp`, the fake built into the binary). A file gogui-regress stops on (exit 2: a regex it cannot
 compile, a stray pattern, a dead engine) is still compared up to the stop, and listed.
 
 Usage: scripts/regress_diff.py [--tengen BIN] [--gogui-regress PATH] [--gnugo PATH] [-v]
@@ -91,9 +91,6 @@ def main():
         default=os.path.join(SHARED, "anchors/gogui-1.6.0/bin/gogui-regress"),
     )
     ap.add_argument("--gnugo", default="/usr/games/gnugo")
-    ap.add_argument(
-        "--fake", default=os.path.join(ROOT, "target/release/examples/fake_gtp")
-    )
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     args.tengen = os.path.abspath(args.tengen)
@@ -118,20 +115,18 @@ def main():
         engine = [args.gnugo, "--mode", "gtp", "--chinese-rules", "--level", "0"]
         engines.append(("gnugo", engine))
     else:
-        print(f"note: {args.gnugo} not found, derived files run with Tengen only")
+        # Every case runs or the check fails: a missing GNU Go is not a pass.
+        sys.exit(f"regress_diff: {args.gnugo} not found (apt-get install gnugo)")
     for f in sorted(glob.glob(os.path.join(derived, "*.tst"))):
         cwd = run_from.get(os.path.basename(f), CORPORA)
         for label, engine in engines:
             name = f"derived/{os.path.basename(f)} ({label})"
             cases.append((name, [os.path.relpath(f, cwd)], cwd, engine))
 
-    if os.access(args.fake, os.X_OK):
-        quirks = os.path.join(ROOT, "scripts/regress_quirks")
-        for f in sorted(glob.glob(os.path.join(quirks, "*.tst"))):
-            b = os.path.basename(f)
-            cases.append((f"regress_quirks/{b} (fake)", [b], quirks, [args.fake]))
-    else:
-        print(f"note: {args.fake} not built (cargo build --release --example fake_gtp)")
+    quirks = os.path.join(ROOT, "scripts/regress_quirks")
+    for f in sorted(glob.glob(os.path.join(quirks, "*.tst"))):
+        b = os.path.basename(f)
+        cases.append((f"regress_quirks/{b} (fake)", [b], quirks, [args.tengen, "fake-gtp"]))
 
     agreed = verdicts = 0
     stopped = []

@@ -634,50 +634,69 @@ fn parse_prior_visits(s: &str) -> Result<u32, String> {
 
 /// The network `model` names (else `$TENGEN_MODEL`, else the default file when present):
 /// what `--model` means for the engine and for `tengen review` (see [`EngineArgs::network`]).
+/// What plays is said on stderr.
 pub fn resolve_network(model: Option<std::path::PathBuf>) -> Result<Option<Network>, String> {
+    let (network, what) = pick_network(model)?;
+    crate::log!(1, "{what}");
+    Ok(network)
+}
+
+/// The network `model` names, as [`resolve_network`], and what plays in words: the network
+/// (its name, size, file and load time) or why the playout search plays (`none` named, or
+/// no default file, which `scripts/fetch-model.sh` fetches).
+pub fn pick_network(
+    model: Option<std::path::PathBuf>,
+) -> Result<(Option<Network>, String), String> {
+    let from_env = model.is_none();
     let named = model.or_else(|| {
         std::env::var_os("TENGEN_MODEL")
             .filter(|v| !v.is_empty())
             .map(Into::into)
     });
+    let playouts = "the playout search plays";
     if let Some(path) = named {
         if path.as_os_str() == "none" {
-            return Ok(None);
+            let by = if from_env {
+                "TENGEN_MODEL=none"
+            } else {
+                "--model none"
+            };
+            return Ok((None, format!("{playouts} ({by})")));
         }
-        return load_network(&path).map(Some);
+        return load_network(&path).map(|(n, what)| (Some(n), what));
     }
     let Some(path) = crate::nn::default_model_path() else {
-        return Ok(None);
+        return Ok((
+            None,
+            format!("{playouts} (no home folder to look for a network in; --model FILE names one)"),
+        ));
     };
     if !path.is_file() {
-        crate::log!(
-            1,
-            "no network at {}: the playout search plays (scripts/fetch-model.sh fetches one; --model FILE names another)",
-            path.display()
-        );
-        return Ok(None);
+        return Ok((
+            None,
+            format!(
+                "{playouts}: no network at {} (scripts/fetch-model.sh fetches one; --model FILE names another)",
+                path.display()
+            ),
+        ));
     }
-    match load_network(&path) {
-        Ok(n) => Ok(Some(n)),
-        Err(e) => {
-            crate::log!(
-                1,
-                "default network not loaded ({e}): the playout search plays"
-            );
-            Ok(None)
-        }
-    }
+    Ok(match load_network(&path) {
+        Ok((n, what)) => (Some(n), what),
+        Err(e) => (
+            None,
+            format!("{playouts}: default network not loaded ({e})"),
+        ),
+    })
 }
 
-/// The network in `path`, loaded and checked that the forward pass can run it, its name
-/// and load time said on stderr. The error names the file and the problem.
-pub fn load_network(path: &std::path::Path) -> Result<Network, String> {
+/// The network in `path`, loaded and checked that the forward pass can run it, with its
+/// description (name, size, file, load time). The error names the file and the problem.
+pub fn load_network(path: &std::path::Path) -> Result<(Network, String), String> {
     let start = std::time::Instant::now();
     let model = Model::load(path).map_err(|e| e.to_string())?;
     Forward::new(&model).map_err(|e| format!("{}: {e}", path.display()))?;
-    crate::log!(
-        1,
-        "network {} (model version {}, {} blocks, {} channels, {:.1}M parameters) loaded from {} in {:.2} s",
+    let what = format!(
+        "network {} (model version {}, {} blocks, {} channels, {:.1}M parameters) from {}, loaded in {:.2} s",
         model.name,
         model.version,
         model.trunk.blocks.len(),
@@ -686,7 +705,30 @@ pub fn load_network(path: &std::path::Path) -> Result<Network, String> {
         path.display(),
         start.elapsed().as_secs_f64()
     );
-    Ok(Network(std::sync::Arc::new(model)))
+    Ok((Network(std::sync::Arc::new(model)), what))
+}
+
+/// The first line GTP mode writes on stderr: the version, what plays (`what`, from
+/// [`pick_network`]), with a network its precision and the kernels it runs on, and the
+/// search threads.
+pub fn start_line(what: &str, network: bool, settings: &Settings) -> String {
+    let threads = settings.search.threads;
+    let threads = format!(
+        "{threads} search thread{}",
+        if threads == 1 { "" } else { "s" }
+    );
+    let version = env!("CARGO_PKG_VERSION");
+    if !network {
+        return format!("tengen {version}: {what}; {threads}");
+    }
+    let kind = settings.precision.kind();
+    format!(
+        "tengen {version}: {what}; precision {} (precision={}), kernels {} on {}; {threads}",
+        kind.name(),
+        settings.precision.name(),
+        crate::nn::kernels(kind, 19 * 19),
+        crate::nn::cpu::features().describe(),
+    )
 }
 
 #[cfg(test)]

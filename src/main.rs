@@ -165,6 +165,20 @@ fn main() -> anyhow::Result<()> {
     if args.get(1).map(String::as_str) == Some("analysis") {
         return tools::analysis::main(&args[2..]);
     }
+    // The test doubles (`tools::fakes`), hidden from --help.
+    match args.get(1).map(String::as_str) {
+        Some("fake-gtp") => {
+            tools::fakes::fake_gtp();
+            return Ok(());
+        }
+        Some("scripted-gtp") => {
+            return tools::fakes::scripted_gtp(&args[2..]).map_err(|e| {
+                eprintln!("tengen: {e}");
+                std::process::exit(2)
+            });
+        }
+        _ => {}
+    }
     let knobs = tengen::cli::knobs_help();
     let matches = Cli::command()
         .after_help(format!("{knobs}\n{MODES}"))
@@ -210,10 +224,20 @@ fn main() -> anyhow::Result<()> {
         }
         None => {
             // A network that cannot be read stops the program before any GTP.
-            let network = cli.engine.network().unwrap_or_else(|e| {
-                eprintln!("tengen: {e}");
-                std::process::exit(2);
-            });
+            let (network, what) = tengen::cli::pick_network(cli.engine.model.clone())
+                .unwrap_or_else(|e| {
+                    eprintln!("tengen: {e}");
+                    std::process::exit(2);
+                });
+            // The first line on stderr: what plays, so that nobody measures one engine
+            // believing it is the other.
+            if cli.verbose > 0 {
+                let settings = cli.engine.settings();
+                eprintln!(
+                    "{}",
+                    tengen::cli::start_line(&what, network.is_some(), &settings)
+                );
+            }
             if std::io::stdin().is_terminal() && cli.verbose > 0 {
                 eprintln!("Tengen {}: speaking GTP v2 on stdin/stdout; try 'list_commands', 'quit' to leave.", env!("CARGO_PKG_VERSION"));
             }

@@ -343,9 +343,9 @@ fn check_response(command: &[u8], response: &[Vec<u8>]) -> Result<(), String> {
     Ok(())
 }
 
-/// The engine under test: `TENGEN_ENGINE` if set (e.g. the `fake_gtp` example), else tengen.
+/// The engine under test: `TENGEN_ENGINE` if set, else tengen (without the network).
 fn engine_path() -> String {
-    std::env::var("TENGEN_ENGINE").unwrap_or_else(|_| env!("CARGO_BIN_EXE_tengen").to_string())
+    std::env::var("TENGEN_ENGINE").unwrap_or_else(|_| crate::common::TENGEN.to_string())
 }
 
 #[test]
@@ -363,6 +363,7 @@ fn fuzz_gtp_lines() {
     let dir: PathBuf = std::env::temp_dir().join(format!("tengen-fuzz-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let mut child = Command::new(engine_path())
+        .env("TENGEN_MODEL", "none")
         .current_dir(&dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -18,9 +18,10 @@ fn gtp_regression_files_pass() {
     files.sort();
     assert!(!files.is_empty(), "no .tst files in {}", dir.display());
 
-    let engine =
-        vec![std::env::var("TENGEN_ENGINE")
-            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_tengen").to_string())];
+    let engine = match std::env::var("TENGEN_ENGINE") {
+        Ok(e) => vec![e],
+        Err(_) => crate::common::engine_command(&[]),
+    };
     // Paths in the files (loadsgf) are relative to gtp-tests/, where gogui-regress (and by
     // default the runner) starts the engine.
     let opts = Options {
@@ -46,22 +47,10 @@ fn gtp_regression_files_pass() {
     println!("{text}");
 }
 
-/// The `fake_gtp` example next to this test binary (`cargo test` builds examples), if built.
-fn fake_engine() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let dir = exe.parent()?.parent()?.join("examples");
-    let path = dir.join(format!("fake_gtp{}", std::env::consts::EXE_SUFFIX));
-    path.exists().then_some(path)
-}
-
 /// The runner's process handling (ids, multi-line replies, timeout, dead engine) against the
-/// fake engine; skipped when the example was not built (e.g. `cargo test --test integration`).
+/// fake engine built into the binary (`tengen fake-gtp`, src/tools/fakes.rs).
 #[test]
 fn runner_handles_real_processes() {
-    let Some(fake) = fake_engine() else {
-        eprintln!("fake_gtp example not built; skipping");
-        return;
-    };
     let dir = std::env::temp_dir().join(format!("tengen-regress-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let write = |name: &str, text: &str| {
@@ -80,7 +69,7 @@ fn runner_handles_real_processes() {
         "1 name\n#? [Fake]\n2 hang\n#? []\n3 name\n#? [Fake]\n",
     );
     let die = write("die.tst", "1 die\n#? []\n");
-    let engine = vec![fake.to_string_lossy().into_owned()];
+    let engine = vec![crate::common::TENGEN.to_string(), "fake-gtp".to_string()];
     let opts = Options {
         timeout: Duration::from_millis(500),
         ..Options::default()

@@ -1,23 +1,16 @@
-//! `tengen match` against the scripted fake engine (examples/scripted_gtp.rs): every way
-//! of losing, clocks, resuming, and the SGF loading back through `loadsgf`. Skipped when
-//! the example was not built (`cargo test` builds it; `cargo test --test integration` alone
-//! may not).
+//! `tengen match` against the scripted fake engine (`tengen scripted-gtp`,
+//! src/tools/fakes.rs): every way of losing, clocks, resuming, and the SGF loading back
+//! through `loadsgf`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-const TENGEN: &str = env!("CARGO_BIN_EXE_tengen");
+use crate::common::TENGEN;
 
-/// The scripted engine next to this test binary, if built.
-fn fake() -> Option<String> {
-    let exe = std::env::current_exe().ok()?;
-    let path = exe
-        .parent()?
-        .parent()?
-        .join("examples")
-        .join(format!("scripted_gtp{}", std::env::consts::EXE_SUFFIX));
-    path.exists().then(|| path.display().to_string())
+/// The scripted engine: `tengen scripted-gtp` (src/tools/fakes.rs).
+fn fake() -> String {
+    format!("{TENGEN} scripted-gtp")
 }
 
 fn out_dir(name: &str) -> PathBuf {
@@ -52,7 +45,7 @@ fn run_match(dir: &Path, a: &str, b: &str, extra: &[&str]) -> Run {
     let d = dir.display().to_string();
     args.push(&d);
     args.extend_from_slice(extra);
-    let out = Command::new(TENGEN)
+    let out = crate::common::tengen()
         .args(&args)
         .stderr(Stdio::inherit())
         .output()
@@ -76,30 +69,25 @@ fn run_match(dir: &Path, a: &str, b: &str, extra: &[&str]) -> Run {
 }
 
 /// A with `a_opts`, B with `b_opts`, both the scripted engine.
-fn scripted(name: &str, a_opts: &str, b_opts: &str, extra: &[&str]) -> Option<Run> {
-    let Some(f) = fake() else {
-        eprintln!("skipping: examples/scripted_gtp not built");
-        return None;
-    };
+fn scripted(name: &str, a_opts: &str, b_opts: &str, extra: &[&str]) -> Run {
+    let f = fake();
     let dir = out_dir(name);
-    Some(run_match(
+    run_match(
         &dir,
         &format!("{f} --name FakeA {a_opts}"),
         &format!("{f} --name FakeB {b_opts}"),
         extra,
-    ))
+    )
 }
 
 #[test]
 fn normal_games_are_counted_and_the_sgf_loads_back() {
-    let Some(run) = scripted(
+    let run = scripted(
         "normal",
         "--pass-after 10 --seed 1",
         "--pass-after 10 --seed 2",
         &["--games", "2", "--time-per-move", "5"],
-    ) else {
-        return;
-    };
+    );
     assert_eq!(run.col("game"), ["0", "1"]);
     assert_eq!(run.col("black"), ["A", "B"]);
     assert_eq!(run.col("reason"), ["score", "score"]);
@@ -135,7 +123,7 @@ fn normal_games_are_counted_and_the_sgf_loads_back() {
     assert!(moves >= 18, "{moves}");
 
     // loadsgf, then the move count and the result agree with the record.
-    let mut gtp = Command::new(TENGEN)
+    let mut gtp = crate::common::tengen()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -157,14 +145,12 @@ fn normal_games_are_counted_and_the_sgf_loads_back() {
 
 #[test]
 fn illegal_move_loses() {
-    let Some(run) = scripted(
+    let run = scripted(
         "illegal",
         "--pass-after 10",
         "--illegal-at 3",
         &["--games", "1"],
-    ) else {
-        return;
-    };
+    );
     assert_eq!(run.col("reason"), ["illegal"]);
     assert_eq!(run.col("winner"), ["A"]);
     assert_eq!(run.col("result"), ["B+F"]);
@@ -175,14 +161,12 @@ fn illegal_move_loses() {
 
 #[test]
 fn crash_loses() {
-    let Some(run) = scripted(
+    let run = scripted(
         "crash",
         "--pass-after 10",
         "--crash-at 2",
         &["--games", "1"],
-    ) else {
-        return;
-    };
+    );
     assert_eq!(run.col("reason"), ["crash"]);
     assert_eq!(run.col("winner"), ["A"]);
     assert!(run.last_line.contains("crashes=1"), "{}", run.last_line);
@@ -190,14 +174,12 @@ fn crash_loses() {
 
 #[test]
 fn no_answer_loses() {
-    let Some(run) = scripted(
+    let run = scripted(
         "hang",
         "--pass-after 10",
         "--hang-at 2",
         &["--games", "1", "--timeout", "1"],
-    ) else {
-        return;
-    };
+    );
     assert_eq!(run.col("reason"), ["timeout"]);
     assert_eq!(run.col("winner"), ["A"]);
     assert!(run.last_line.contains("crashes=1"), "{}", run.last_line);
@@ -205,14 +187,12 @@ fn no_answer_loses() {
 
 #[test]
 fn malformed_genmove_and_resign_lose() {
-    let Some(run) = scripted(
+    let run = scripted(
         "garbage",
         "--pass-after 10 --resign-at 4",
         "--garbage-at 3",
         &["--games", "2"],
-    ) else {
-        return;
-    };
+    );
     // Game 0: B (White) answers garbage at its 3rd move, before A resigns at its 4th.
     // Game 1: the same B process goes on counting; A resigns at its 4th genmove overall,
     // which comes in game 1 (A played 3 in game 0).
@@ -224,14 +204,12 @@ fn malformed_genmove_and_resign_lose() {
 #[test]
 fn flag_falls_under_absolute_time() {
     // 2 s for the game, 0.2 s grace: B's moves of 1.5 s fall on the second.
-    let Some(run) = scripted(
+    let run = scripted(
         "absolute",
         "--pass-after 10",
         "--pass-after 10 --sleep 1.5",
         &["--games", "1", "--time", "absolute 2", "--grace", "0.2"],
-    ) else {
-        return;
-    };
+    );
     assert_eq!(run.col("reason"), ["time"]);
     assert_eq!(run.col("result"), ["B+T"]);
     assert_eq!(run.col("moves"), ["3"]);
@@ -242,7 +220,7 @@ fn flag_falls_under_absolute_time() {
 fn flag_falls_under_byoyomi() {
     // One period of 2 s: B's 1.2 s moves keep it, its 3 s move overruns it. A is told its
     // clock with kgs-time_settings and time_left (checked in its log).
-    let Some(f) = fake() else { return };
+    let f = fake();
     let dir = out_dir("byoyomi");
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("a.log");
@@ -262,20 +240,18 @@ fn flag_falls_under_byoyomi() {
 
 #[test]
 fn engines_that_refuse_time_write_stderr_and_start_slowly_still_play() {
-    let Some(run) = scripted(
+    let run = scripted(
         "tolerant",
         "--pass-after 10 --refuse-time --stderr-lines 2000 --startup 1",
         "--pass-after 10",
         &["--games", "1", "--time-per-move", "5"],
-    ) else {
-        return;
-    };
+    );
     assert_eq!(run.col("reason"), ["score"]);
 }
 
 #[test]
 fn disputed_scores_go_to_the_referee_or_tengen() {
-    let Some(f) = fake() else { return };
+    let f = fake();
     let dir = out_dir("dispute");
     let run = run_match(
         &dir,
@@ -298,7 +274,7 @@ fn disputed_scores_go_to_the_referee_or_tengen() {
 
 #[test]
 fn rerun_resumes() {
-    let Some(f) = fake() else { return };
+    let f = fake();
     let dir = out_dir("resume");
     let a = format!("{f} --pass-after 10 --seed 3");
     let b = format!("{f} --pass-after 10 --seed 4");
@@ -320,7 +296,7 @@ fn rerun_resumes() {
     );
     assert!(second.last_line.starts_with("games=4 "));
     // Another match in the same folder is refused.
-    let out = Command::new(TENGEN)
+    let out = crate::common::tengen()
         .args(["match", "--a", &a, "--b", &b, "--size", "13", "--out"])
         .arg(&dir)
         .output()
@@ -333,7 +309,7 @@ fn rerun_resumes() {
 /// shards' folders merged (`tengen match-merge`) give the unsharded match's summary.
 #[test]
 fn shards_merge_into_the_whole_match() {
-    let Some(f) = fake() else { return };
+    let f = fake();
     // Both pass at once and agree that Black won: the result depends on the colours alone.
     let a = format!("{f} --name FakeA --pass-after 1 --score B+5");
     let b = format!("{f} --name FakeB --pass-after 1 --score B+5");
@@ -364,7 +340,7 @@ fn shards_merge_into_the_whole_match() {
     );
 
     let merge = |dirs: &[&Path]| {
-        Command::new(TENGEN)
+        crate::common::tengen()
             .arg("match-merge")
             .args(dirs)
             .stderr(Stdio::inherit())
@@ -399,7 +375,7 @@ fn shards_merge_into_the_whole_match() {
     );
     assert!(!merge(&[&s1.dir, &other.dir]).status.success());
     // A shard out of range is refused before anything runs.
-    let bad = Command::new(TENGEN)
+    let bad = crate::common::tengen()
         .args([
             "match",
             "--a",

@@ -3,14 +3,12 @@
 //! the graph (SVG or PNG by the extension) is written with the blunder marked and
 //! labelled.
 
-use std::process::Command;
-
 #[test]
 fn review_marks_every_move_and_the_blunder() {
     let dir = std::env::temp_dir().join(format!("tengen-review-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (out, plot) = (dir.join("r.sgf"), dir.join("r.svg"));
-    let run = Command::new(env!("CARGO_BIN_EXE_tengen"))
+    let run = crate::common::tengen()
         .args([
             "review",
             "tests/data/review-blunder.sgf",
@@ -76,7 +74,7 @@ fn review_marks_every_move_and_the_blunder() {
 
 /// A run of `tengen review --plot FILE` on the blunder record, returning its stderr.
 fn review_plot(plot: &std::path::Path, out: &std::path::Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tengen"))
+    crate::common::tengen()
         .args(["review", "tests/data/review-blunder.sgf", "--visits", "300"])
         .args(["--threads", "1", "--seed", "1", "--out"])
         .arg(out)
@@ -120,7 +118,7 @@ fn review_refuses_a_file_in_a_missing_directory_before_reviewing() {
     let (out, plot) = (dir.join("r.sgf"), dir.join("missing").join("r.svg"));
     // 10 million visits would take hours: the refusal comes first.
     let start = std::time::Instant::now();
-    let run = Command::new(env!("CARGO_BIN_EXE_tengen"))
+    let run = crate::common::tengen()
         .args(["review", "tests/data/review-blunder.sgf"])
         .args(["--visits", "10000000", "--threads", "1", "--out"])
         .arg(&out)
@@ -141,7 +139,7 @@ fn review_into_a_closed_pipe_is_not_a_failure() {
     let dir = std::env::temp_dir().join(format!("tengen-review-pipe-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("r.sgf");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+    let mut child = crate::common::tengen()
         .args(["review", "tests/data/review-blunder.sgf", "--visits", "50"])
         .args(["--threads", "1", "--seed", "1", "--out"])
         .arg(&out)

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 fn tengen() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_tengen"))
+    crate::common::tengen()
 }
 
 /// Runs `tengen ARGS` with `input` on stdin: exit code, stdout, stderr.
@@ -87,7 +87,7 @@ fn good_numbers_start() {
 /// `RUST_BACKTRACE=1`): each run is killed after 60 s and that fails the test.
 #[test]
 fn a_refused_search_thread_is_no_abort() {
-    let exe = env!("CARGO_BIN_EXE_tengen");
+    let exe = crate::common::TENGEN;
     let mut seen = 0;
     for kib in (12_000..=80_000).rev().step_by(2_000) {
         let script = format!(
@@ -98,6 +98,7 @@ fn a_refused_search_thread_is_no_abort() {
             .arg("-c")
             .arg(&script)
             .env("RUST_BACKTRACE", "1")
+            .env("TENGEN_MODEL", "none")
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);

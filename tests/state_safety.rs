@@ -8,7 +8,7 @@
 //! playouts, one thread) as one that ran only the commands that succeeded.
 
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
@@ -179,7 +179,7 @@ fn run(lines: &[String]) -> Vec<String> {
         "--max-memory",
         "64",
     ];
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+    let mut child = crate::common::tengen()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -3,17 +3,15 @@
 //! a budget it could never finish (`--status-playouts 100000000`).
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-const TENGEN: &str = env!("CARGO_BIN_EXE_tengen");
-
 /// Sends `command`, waits `wait`, sends `# interrupt`; the response and the time from the
 /// interrupt to the response.
 fn interrupted(command: &str, wait: Duration) -> (String, Duration) {
-    let mut child = Command::new(TENGEN)
+    let mut child = crate::common::tengen()
         .args(["--status-playouts", "100000000", "--threads", "1"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod bench;
+pub mod fakes;
 pub mod fuzz;
 pub mod matches;
 pub mod plot;

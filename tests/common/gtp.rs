@@ -3,14 +3,14 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use tengen::gtp::client::{Client, Response, Stderr};
 
 /// A Tengen process with `args` and all three standard streams piped.
 fn spawn(args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_tengen"))
+    super::tengen()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -44,10 +44,7 @@ pub struct Gtp {
 
 impl Gtp {
     pub fn start(args: &[&str]) -> Gtp {
-        let command: Vec<String> = std::iter::once(env!("CARGO_BIN_EXE_tengen"))
-            .chain(args.iter().copied())
-            .map(String::from)
-            .collect();
+        let command = super::engine_command(args);
         let client =
             Client::spawn(&command, Path::new("."), Stderr::Capture).expect("start tengen");
         Gtp { client }
