@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -398,11 +398,11 @@ fn peak_kib(pid: u32) -> Option<u64> {
 
 #[test]
 fn hostile_lines_leave_memory_flat_and_the_engine_answering() {
-    if !std::path::Path::new("/proc/self/status").exists() {
-        eprintln!("skipped: no /proc to read memory from");
-        return;
-    }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+    assert!(
+        std::path::Path::new("/proc/self/status").exists(),
+        "no /proc to read memory from"
+    );
+    let mut child = crate::common::tengen()
         .args(ARGS)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

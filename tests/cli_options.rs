@@ -6,9 +6,7 @@
 //! anywhere.
 
 use std::collections::BTreeSet;
-use std::process::{Command, Output};
-
-const TENGEN: &str = env!("CARGO_BIN_EXE_tengen");
+use std::process::Output;
 
 /// (subcommand, "" for GTP mode; long option; where it takes effect).
 const HONOURED: &[(&str, &str, &str)] = &[
@@ -141,7 +139,7 @@ const SUBCOMMANDS: &[&str] = &[
 const EVERYWHERE: &[&str] = &["verbose", "help", "version"];
 
 fn tengen(args: &[&str]) -> Output {
-    Command::new(TENGEN)
+    crate::common::tengen()
         .args(args)
         .output()
         .expect("run tengen")
@@ -262,6 +260,64 @@ fn bench_reports_what_it_was_given() {
     );
 }
 
+/// `TENGEN_CPU` caps the kernels `bench --nn` runs, and its line says so: under `avx2` and
+/// `scalar` on a CPU with more, the products run on Tengen's own loops for that level
+/// (`nn::cpu`); fp32 only (bf16 needs AVX-512).
+#[test]
+fn tengen_cpu_changes_the_kernels_bench_reports() {
+    use tengen::nn::cpu::Features;
+    let net = crate::common::tiny_net::TinyNet::write(crate::common::tiny_net::Spec {
+        wide: true,
+        ..crate::common::tiny_net::Spec::new(82)
+    });
+    let cpu = Features::detected();
+    let line = |cap: &str| {
+        let out = crate::common::tengen()
+            .env("TENGEN_CPU", cap)
+            .args([
+                "bench",
+                "--nn",
+                &net.arg(),
+                "--size",
+                "9",
+                "--seconds",
+                "0.1",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout(&out)
+    };
+    let field = |line: &str, key: &str| {
+        line.split_whitespace()
+            .find_map(|f| f.strip_prefix(key))
+            .unwrap_or_else(|| panic!("{key} in {line}"))
+            .to_string()
+    };
+    let native = line("native");
+    assert_eq!(field(&native, "cpu="), cpu.describe(), "{native}");
+    for (cap, capped, kernels) in [
+        ("avx2", cpu.avx512, "avx2-loops"),
+        ("scalar", cpu.avx2, "scalar-loops"),
+    ] {
+        let l = line(cap);
+        assert_eq!(field(&l, "precision="), "fp32", "{l}");
+        if capped {
+            assert_eq!(field(&l, "kernels="), kernels, "{l}");
+            assert_eq!(field(&l, "cpu="), format!("{cap}(TENGEN_CPU={cap})"), "{l}");
+            assert_ne!(
+                field(&l, "kernels="),
+                field(&native, "kernels="),
+                "{l}\n{native}"
+            );
+        }
+    }
+}
+
 #[test]
 fn bench_nn_reports_what_it_was_given() {
     // Any network: a tiny one written for the test.
@@ -295,10 +351,11 @@ fn bench_nn_reports_what_it_was_given() {
     for (line, size) in lines.iter().zip([9, 7]) {
         assert!(
             line.starts_with(&format!(
-                "mode=nn model={} precision={} kernels={} size={size} threads=2 ",
+                "mode=nn model={} precision={} kernels={} cpu={} size={size} threads=2 ",
                 net.name(),
                 auto.name(),
-                tengen::nn::kernels(auto, size * size)
+                tengen::nn::kernels(auto, size * size),
+                tengen::nn::cpu::features().describe().replace(' ', "")
             )),
             "{line}"
         );

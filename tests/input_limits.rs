@@ -54,10 +54,7 @@ fn loadsgf_refuses_devices_folders_and_huge_files_quickly() {
 fn loadsgf_refuses_named_pipes_without_blocking() {
     let fifo = std::env::temp_dir().join(format!("tengen-fifo-{}", std::process::id()));
     let made = Command::new("mkfifo").arg(&fifo).status();
-    if !made.is_ok_and(|s| s.success()) {
-        eprintln!("no mkfifo here; skipped");
-        return;
-    }
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo failed");
     let r = answers(&format!("loadsgf {}\nname\n", fifo.display()));
     std::fs::remove_file(&fifo).unwrap();
     assert_eq!(r, ["? cannot load file", "= Tengen"]);
@@ -162,7 +159,7 @@ struct Engine {
 impl Engine {
     fn start() -> Engine {
         use std::process::Stdio;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        let mut child = crate::common::tengen()
             .args(["-v", "0", "--max-memory", "64", "--playouts", "50"])
             .args(["--threads", "1"])
             .stdin(Stdio::piped())
@@ -275,7 +272,8 @@ fn printsgf_writes_only_regular_files() {
     let made = Command::new("mkfifo").arg(&fifo).status();
     let mut e = Engine::start();
     let refused = "? cannot write file";
-    if made.is_ok_and(|s| s.success()) {
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo failed");
+    {
         let t0 = Instant::now();
         assert_eq!(e.ask(&format!("printsgf {}", fifo.display())), refused);
         assert!(t0.elapsed() < Duration::from_secs(1), "{:?}", t0.elapsed());
@@ -289,8 +287,6 @@ fn printsgf_writes_only_regular_files() {
         let mut got = Vec::new();
         let _ = std::io::Read::read_to_end(&mut &reader, &mut got);
         assert!(got.is_empty(), "nothing written into the pipe");
-    } else {
-        eprintln!("no mkfifo here; pipe cases skipped");
     }
     let socket = dir.join("socket");
     let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
@@ -330,7 +326,7 @@ fn printsgf_never_writes_into_the_gtp_stream() {
         out.display(),
         other.display()
     );
-    let status = Command::new(env!("CARGO_BIN_EXE_tengen"))
+    let status = crate::common::tengen()
         .args(["-v", "0"])
         .stdin(
             std::fs::File::open({
@@ -378,13 +374,10 @@ fn peak_rss_kib(pid: u32) -> Option<u64> {
 fn flood_during_genmove_is_held_back_by_the_pipe() {
     use std::io::{BufRead, BufReader, Write};
     use std::process::Stdio;
-    if peak_rss_kib(std::process::id()).is_none() {
-        eprintln!("no /proc here; skipped");
-        return;
-    }
+    assert!(peak_rss_kib(std::process::id()).is_some(), "no /proc here");
     // A 4 s search (not a playout count) so that `genmove` ends by itself and every
     // queued line can be checked to be answered.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+    let mut child = crate::common::tengen()
         .args([
             "--threads",
             "1",

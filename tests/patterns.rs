@@ -2,8 +2,6 @@
 //! positions with one right answer, and `tengen train-patterns` end to end on a few
 //! records (deterministic, and far better than chance on held-out moves).
 
-use std::process::Command;
-
 use tengen::board::{Board, Color, Move};
 use tengen::policy::features::{Context, VERSION};
 use tengen::policy::model::{self, Model};
@@ -103,7 +101,7 @@ fn train_twice(subcommand: &str, args: &[&str]) -> (String, Vec<u8>) {
     let dir = ALPHAGO;
     let tmp = std::env::temp_dir().join(format!("tengen-{subcommand}-{}", std::process::id()));
     let run = |out: &str| {
-        let o = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        let o = crate::common::tengen()
             .arg(subcommand)
             .arg(dir)
             .args(args)
@@ -136,12 +134,13 @@ fn field(line: &str, name: &str) -> f64 {
         .unwrap()
 }
 
+#[cfg_attr(not(tengen_corpora), ignore = "needs ../shared/corpora")]
 #[test]
 fn train_patterns_end_to_end() {
-    if !std::path::Path::new(ALPHAGO).is_dir() {
-        eprintln!("skipped: no game records at {ALPHAGO} (.ci/run has them)");
-        return;
-    }
+    assert!(
+        std::path::Path::new(ALPHAGO).is_dir(),
+        "no game records at {ALPHAGO}"
+    );
     // 3 of the 13 games held out.
     let (line, a) = train_twice(
         "train-patterns",

@@ -56,13 +56,8 @@ fn fake() -> Arc<FakeNet> {
 /// KataGo's fixture network `name`, when its file is there (else `None`, and the test
 /// says that it ran on the fake network only).
 fn network(name: &str) -> Option<Arc<Model>> {
-    let path = crate::nn::fixture_dir()
-        .map(|d| d.join(name))
-        .filter(|p| p.is_file());
-    if path.is_none() {
-        eprintln!("on the fake network only: no fixture network {name}");
-    }
-    Some(Arc::new(Model::load(path?).unwrap()))
+    let path = crate::nn::optional_fixture(name)?;
+    Some(Arc::new(Model::load(path).unwrap()))
 }
 
 /// What a test runs on: the fake network, and the fixture network `name` when present.

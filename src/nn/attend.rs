@@ -596,12 +596,10 @@ mod tests {
         }
     }
 
+    #[cfg_attr(not(tengen_avx512), ignore = "this CPU has no AVX-512 (F, VL, BW)")]
     #[test]
     fn attention_matches_the_definition() {
-        if !available() {
-            eprintln!("skipped: this CPU has no AVX-512");
-            return;
-        }
+        assert!(available(), "this CPU has no AVX-512");
         for (area, stride, d, dv) in SHAPES {
             let mut seed = 7u64;
             let q = random_rows(d, stride, &mut seed);
@@ -623,10 +621,12 @@ mod tests {
     /// The bf16 products against the definition on the rounded queries and keys, within
     /// bf16's rounding of the values and the weights.
     #[test]
+    #[cfg_attr(not(tengen_avx512), ignore = "this CPU has no AVX-512 (F, VL, BW)")]
     fn bf16_attention_stays_near_the_definition() {
-        if crate::nn::bf16::skipped() {
-            return;
-        }
+        assert!(
+            crate::nn::bf16::available(),
+            "this CPU has no AVX-512 (F, VL, BW)"
+        );
         for (area, stride, d, dv) in SHAPES {
             let mut seed = 11u64;
             let q = random_rows(d, stride, &mut seed);

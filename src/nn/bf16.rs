@@ -46,29 +46,13 @@ fn pair(lo: f32, hi: f32) -> u32 {
 /// fp32 multiply-adds, to the bit: the same outputs, at fp32's arithmetic rate but half its
 /// bytes of weights and activations. Detected once.
 pub fn available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *HAS.get_or_init(|| {
-            is_x86_feature_detected!("avx512f")
-                && is_x86_feature_detected!("avx512vl")
-                && is_x86_feature_detected!("avx512bw")
-        })
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    super::cpu::features().avx512
 }
 
 /// Whether the kernels run on AVX512-BF16's own instructions here (which every CPU with
 /// them runs twice as fast as fp32): where `precision=auto` chooses bf16.
 pub fn native() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *HAS.get_or_init(|| available() && is_x86_feature_detected!("avx512bf16"))
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    super::cpu::features().avx512bf16
 }
 
 /// Whether a dense layer of `outputs` channels can run in bf16 here.
@@ -1113,15 +1097,6 @@ pub(super) fn test_values(n: usize, seed: &mut u64) -> Vec<f32> {
         .collect()
 }
 
-/// Whether the kernels cannot run on this CPU (a test then says so and passes).
-#[cfg(test)]
-pub(super) fn skipped() -> bool {
-    if !available() {
-        eprintln!("skipped: this CPU has no AVX-512 (F, VL, BW)");
-    }
-    !available()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1143,10 +1118,12 @@ mod tests {
     /// The vector packing rounds exactly as the scalar one, ties, NaN, infinities,
     /// subnormals and tails of every length included.
     #[test]
+    #[cfg_attr(not(tengen_avx512), ignore = "this CPU has no AVX-512 (F, VL, BW)")]
     fn inputs_pack_as_the_scalar_rounding_does() {
-        if skipped() {
-            return;
-        }
+        assert!(
+            crate::nn::bf16::available(),
+            "this CPU has no AVX-512 (F, VL, BW)"
+        );
         let specials = [
             0.0f32,
             -0.0,
@@ -1186,10 +1163,12 @@ mod tests {
     /// The kernel against the same sums in f64 of the bf16-rounded operands, on shapes
     /// with every tail (points not a multiple of 6, an odd number of inputs).
     #[test]
+    #[cfg_attr(not(tengen_avx512), ignore = "this CPU has no AVX-512 (F, VL, BW)")]
     fn the_kernel_sums_the_rounded_products() {
-        if skipped() {
-            return;
-        }
+        assert!(
+            crate::nn::bf16::available(),
+            "this CPU has no AVX-512 (F, VL, BW)"
+        );
         for (inputs, outputs, width) in [(7, 64, 1), (192, 128, 81), (33, 64, 17), (2, 192, 6)] {
             let mut seed = 12345u64;
             let mut rand = || {
@@ -1225,10 +1204,12 @@ mod tests {
     /// RoPE in the packing: the same bits as the rows turned in fp32 and packed, for two
     /// positions side by side and a table of its own per pair.
     #[test]
+    #[cfg_attr(not(tengen_avx512), ignore = "this CPU has no AVX-512 (F, VL, BW)")]
     fn rotated_rows_pack_as_turned_then_packed() {
-        if skipped() {
-            return;
-        }
+        assert!(
+            crate::nn::bf16::available(),
+            "this CPU has no AVX-512 (F, VL, BW)"
+        );
         let (pairs, area, batch) = (5, 81, 2);
         let width = area * batch;
         let mut seed = 7u64;
@@ -1257,13 +1238,11 @@ mod tests {
     /// The emulated products are AVX512-BF16's to the bit (on a CPU that has both; this
     /// session's figure, the same `kata-raw-nn` hash on an Ice Lake emulating as on a Zen 4
     /// running the instructions, is in PERF.md).
+    #[cfg_attr(not(tengen_avx512bf16), ignore = "this CPU has no AVX512-BF16")]
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn emulated_sums_are_the_instructions_own() {
-        if !native() {
-            eprintln!("skipped: this CPU has no AVX512-BF16");
-            return;
-        }
+        assert!(native(), "this CPU has no AVX512-BF16");
         for (inputs, outputs, width) in [(192, 128, 81), (33, 64, 17), (384, 64, 361)] {
             let mut seed = 17u64;
             let w = test_values(inputs * outputs, &mut seed);
@@ -1291,10 +1270,12 @@ mod tests {
     /// in order (the bits of the gemm crate's products they replace), on shapes with every
     /// tail; added sums are the sums written plus what was there.
     #[test]
+    #[cfg_attr(not(tengen_avx512), ignore = "this CPU has no AVX-512 (F, VL, BW)")]
     fn fp32_tiles_sum_each_output_in_order() {
-        if skipped() {
-            return;
-        }
+        assert!(
+            crate::nn::bf16::available(),
+            "this CPU has no AVX-512 (F, VL, BW)"
+        );
         for (inputs, outputs, width) in [(7, 64, 1), (192, 128, 81), (33, 64, 17), (5, 192, 361)] {
             let mut seed = 5u64;
             let w = test_values(inputs * outputs, &mut seed);
@@ -1323,10 +1304,12 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(tengen_avx512), ignore = "this CPU has no AVX-512 (F, VL, BW)")]
     fn packed_rows_and_added_sums_are_the_plain_ones() {
-        if skipped() {
-            return;
-        }
+        assert!(
+            crate::nn::bf16::available(),
+            "this CPU has no AVX-512 (F, VL, BW)"
+        );
         for (inputs, outputs, width) in [(192, 192, 81), (9, 64, 17), (384, 192, 361)] {
             let mut seed = 11u64;
             let w = test_values(inputs * outputs, &mut seed);

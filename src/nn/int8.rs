@@ -20,10 +20,7 @@ pub const BLOCK: usize = 64;
 /// Whether this CPU runs the kernels (AVX-512 F, BW, VL and VNNI; the standard library
 /// keeps what the CPU said).
 pub fn available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return super::bf16::available() && is_x86_feature_detected!("avx512vnni");
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    super::cpu::features().avx512vnni
 }
 
 /// Whether a dense layer of `inputs` and `outputs` channels can run in int8 here.
@@ -328,12 +325,10 @@ mod tests {
 
     /// The kernel against the same integer sums done by hand: equal up to fp32 rounding of
     /// the scaling (the integer sums themselves are exact).
+    #[cfg_attr(not(tengen_avx512vnni), ignore = "this CPU has no AVX512-VNNI")]
     #[test]
     fn the_kernel_computes_the_quantised_products() {
-        if !available() {
-            eprintln!("skipped: this CPU has no AVX512-VNNI");
-            return;
-        }
+        assert!(available(), "this CPU has no AVX512-VNNI");
         let mut seed = 7;
         for (inputs, outputs, width) in [(192, 64, 81), (130, 16, 17), (512, 8, 5), (7, 8, 33)] {
             let w = values(inputs * outputs, &mut seed);

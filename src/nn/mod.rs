@@ -1,11 +1,18 @@
-//! KataGo-format networks: the model reader (`model`), the V7 input features
-//! (`features`), the forward pass (`forward`), KataGo's post-processing (`eval`) and a
-//! cache of evaluations (`cache`). A layer beside `playout/`: it uses `board` and `game`, never the search,
-//! the engine or any text protocol, and reads no stdin/stdout.
+//! KataGo-format networks, evaluated by Tengen's own code: the model reader (`model`),
+//! the V7 input features (`features`, with KataGo's ladder inputs in `ladder`), the
+//! forward pass (`forward`) and its layers (`ops`: convolutions, norms, the matrix
+//! products, and which kernels run them), the dense layers' kernels in bf16 (`bf16`) and
+//! int8 (`int8`) and the fused attention head (`attend`) on AVX-512, the CPU features
+//! those kernels may use (`cpu`: probed once, capped by `TENGEN_CPU`), the time by kind of
+//! layer (`profile`, for `tengen bench --nn --profile`), KataGo's post-processing
+//! (`eval`) and a cache of evaluations (`cache`); here, where the default network is
+//! looked for. A layer beside `playout/`: it uses `board`, `rules` and `game`, never the
+//! search, the engine or any text protocol, and reads no stdin/stdout.
 
 pub mod attend;
 pub mod bf16;
 pub mod cache;
+pub mod cpu;
 pub mod eval;
 pub mod features;
 pub mod forward;

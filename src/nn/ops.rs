@@ -278,6 +278,10 @@ pub(super) fn gemm(
         }
         return;
     }
+    if super::cpu::own_products() {
+        simd!(kernels::matmul(dst, d, accumulate, a, la, b, lb));
+        return;
+    }
     // SAFETY: the asserts above keep every index the multiply touches inside its slice, and
     // `dst` is borrowed mutably, so it overlaps neither `a` nor `b`.
     unsafe {
@@ -472,13 +476,17 @@ impl Precision {
 /// Which kernels the dense layers run on here at `width` points (positions times area), in
 /// bf16 (`bf16`) or fp32, as `tengen bench` names them: `avx512bf16` (AVX512-BF16's
 /// instructions), `avx512-emulated` (the same bf16 sums by fp32 multiply-adds),
-/// `avx512-tiles` (the same tiles in fp32), `gemm` (the gemm crate's products).
+/// `avx512-tiles` (the same tiles in fp32), `gemm` (the gemm crate's products), and
+/// under a `TENGEN_CPU` cap below the CPU's own `avx2-loops` or `scalar-loops` (Tengen's
+/// plain products, [`super::cpu::own_products`]).
 pub fn kernels(kind: Kind, width: usize) -> &'static str {
     match (kind, super::bf16::native(), super::bf16::available()) {
         (Kind::Int8, _, _) => "avx512vnni-int8",
         (Kind::Bf16, true, _) => "avx512bf16",
         (Kind::Bf16, false, true) => "avx512-emulated",
         (Kind::Fp32, _, _) if super::bf16::usable_fp32(super::bf16::BLOCK, width) => "avx512-tiles",
+        _ if super::cpu::own_products() && super::cpu::features().avx2 => "avx2-loops",
+        _ if super::cpu::own_products() => "scalar-loops",
         _ => "gemm",
     }
 }
@@ -907,26 +915,16 @@ pub(super) fn has_avx512() -> bool {
     cpu_level() == 3
 }
 
-/// Whether the CPU runs AVX-512 (F) and AVX2 with FMA, detected once.
+/// 3 where the kernels may use AVX-512, 2 AVX2 with FMA, 1 neither ([`super::cpu`]).
 fn cpu_level() -> u8 {
-    use std::sync::atomic::{AtomicU8, Ordering};
-    static LEVEL: AtomicU8 = AtomicU8::new(0);
-    let l = LEVEL.load(Ordering::Relaxed);
-    if l != 0 {
-        return l;
-    }
-    #[cfg(target_arch = "x86_64")]
-    let l = if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("fma") {
+    let f = super::cpu::features();
+    if f.avx512 {
         3
-    } else if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+    } else if f.avx2 {
         2
     } else {
         1
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let l = 1;
-    LEVEL.store(l, Ordering::Relaxed);
-    l
+    }
 }
 
 /// Runs `kernels::NAME(args)` compiled for the best instruction set the CPU has (the
@@ -965,8 +963,46 @@ use simd;
 /// (`FMA`); `#[inline(always)]` so that each dispatch copy vectorises them for its own
 /// instruction set.
 mod kernels {
+    use super::Layout;
+
     /// Lanes of the hand-split reductions (sum, max): as wide as one AVX-512 register.
     const LANES: usize = 16;
+
+    /// `dst = a b` (or `+=`), as [`super::gemm`] asks, by plain loops (a row of `dst` at a
+    /// time, each input column's product added across the row): the products under a
+    /// `TENGEN_CPU` cap, where the gemm crate's own dispatch would use what the cap took.
+    #[inline(always)]
+    pub fn matmul<const FMA: bool>(
+        dst: &mut [f32],
+        d: Layout,
+        accumulate: bool,
+        a: &[f32],
+        la: Layout,
+        b: &[f32],
+        lb: Layout,
+    ) {
+        let mut row = vec![0.0f32; d.cols];
+        for i in 0..d.rows {
+            row.fill(0.0);
+            for k in 0..la.cols {
+                let x = a[i * la.rs + k * la.cs];
+                let start = k * lb.rs;
+                if lb.cs == 1 {
+                    for (r, &y) in row.iter_mut().zip(&b[start..start + d.cols]) {
+                        *r = madd::<FMA>(x, y, *r);
+                    }
+                } else {
+                    for (j, r) in row.iter_mut().enumerate() {
+                        *r = madd::<FMA>(x, b[start + j * lb.cs], *r);
+                    }
+                }
+            }
+            for (j, &r) in row.iter().enumerate() {
+                let o = &mut dst[i * d.rs + j * d.cs];
+                *o = if accumulate { *o + r } else { r };
+            }
+        }
+    }
 
     #[inline(always)]
     fn madd<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
@@ -1242,13 +1278,12 @@ mod tests {
     }
 
     /// The fused SwiGLU gives the bits of the two layers, `ops::swiglu` and packing.
+    #[cfg_attr(not(tengen_avx512), ignore = "this CPU has no AVX-512 (F, VL, BW)")]
     #[test]
     fn swiglu_packs_what_the_layers_and_ops_swiglu_give() {
         use crate::nn::bf16;
         let random = bf16::test_values;
-        if bf16::skipped() {
-            return;
-        }
+        assert!(bf16::available(), "this CPU has no AVX-512 (F, VL, BW)");
         for (inputs, outputs, width) in [(192, 512, 81), (7, 64, 13), (33, 128, 6), (4, 64, 1)] {
             let mut seed = 7u64;
             let w1 = random(inputs * outputs, &mut seed);
@@ -1273,13 +1308,12 @@ mod tests {
     }
 
     /// The fp32 tiles' SwiGLU gives the bits of the two layers and `ops::swiglu`.
+    #[cfg_attr(not(tengen_avx512), ignore = "this CPU has no AVX-512 (F, VL, BW)")]
     #[test]
     fn fp32_swiglu_is_the_layers_and_ops_swiglu() {
         use crate::nn::bf16;
         let random = bf16::test_values;
-        if bf16::skipped() {
-            return;
-        }
+        assert!(bf16::available(), "this CPU has no AVX-512 (F, VL, BW)");
         for (inputs, outputs, width) in [(192, 512, 81), (7, 64, 13), (33, 128, 6), (4, 64, 19)] {
             let mut seed = 9u64;
             let w1 = random(inputs * outputs, &mut seed);

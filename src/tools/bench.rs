@@ -166,10 +166,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                 args.profile,
             )?;
             println!(
-                "mode=nn model={} precision={} kernels={} size={} threads={} batch={} evals={} seconds={:.2} evals_per_s={:.2} latency_ms_mean={:.2} latency_ms_median={:.2} latency_ms_max={:.2} cpu_ms={} gflops_per_s={:.1} core_peak_gflops={:.1} peak_share={:.2}",
+                "mode=nn model={} precision={} kernels={} cpu={} size={} threads={} batch={} evals={} seconds={:.2} evals_per_s={:.2} latency_ms_mean={:.2} latency_ms_median={:.2} latency_ms_max={:.2} cpu_ms={} gflops_per_s={:.1} core_peak_gflops={:.1} peak_share={:.2}",
                 model.name,
                 model.kind.get().name(),
                 crate::nn::kernels(model.kind.get(), size * size * r.batch),
+                crate::nn::cpu::features().describe().replace(' ', ""),
                 size,
                 r.threads,
                 r.batch,
@@ -380,10 +381,11 @@ fn nn_search_bench(
     let r = net.runs();
     let evals_per_s = r.positions as f64 / a.seconds.max(1e-9);
     println!(
-        "mode=nn-search model={} precision={} kernels={} size={} threads={} batch={} passes={} evals={} mean_batch={:.2} seconds={:.2} evals_per_s={:.2} ms_per_pass={:.1} visits={} visits_per_s={:.1} gflops_per_s={:.1} core_peak_gflops={:.1} peak_share={:.2}",
+        "mode=nn-search model={} precision={} kernels={} cpu={} size={} threads={} batch={} passes={} evals={} mean_batch={:.2} seconds={:.2} evals_per_s={:.2} ms_per_pass={:.1} visits={} visits_per_s={:.1} gflops_per_s={:.1} core_peak_gflops={:.1} peak_share={:.2}",
         model.name,
         model.kind.get().name(),
         crate::nn::kernels(model.kind.get(), size * size * batch),
+        crate::nn::cpu::features().describe().replace(' ', ""),
         size,
         args.threads.max(1),
         batch,

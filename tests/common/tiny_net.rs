@@ -36,6 +36,10 @@ pub struct Spec {
     /// -6 makes passing rare, as a real network's in an open position; 0 leaves the pass
     /// to the random weights, as likely as any move.
     pub pass: f32,
+    /// The first block's first convolution 1x1 onto [`WIDE`] channels instead of 3x3 onto
+    /// [`REGULAR`]: a layer the bf16 and int8 kernels run (they take 1x1 convolutions with
+    /// outputs in blocks of 64), so that `precision` changes the evaluations.
+    pub wide: bool,
 }
 
 impl Spec {
@@ -47,12 +51,14 @@ impl Spec {
             version: 14,
             owner: 0.0,
             pass: -6.0,
+            wide: false,
         }
     }
 
     /// The network's name, as written in the file.
     pub fn name(&self) -> String {
-        format!("tiny-v{}-s{}", self.version, self.seed)
+        let wide = if self.wide { "-wide" } else { "" };
+        format!("tiny-v{}-s{}{wide}", self.version, self.seed)
     }
 }
 
@@ -63,6 +69,8 @@ const INPUTS: usize = 22;
 const GLOBALS: usize = 19;
 const TRUNK: usize = 8;
 const REGULAR: usize = 6;
+/// The first block's middle channels with [`Spec::wide`].
+const WIDE: usize = 64;
 const GPOOL: usize = 4;
 const P1: usize = 4;
 const G1: usize = 4;
@@ -147,7 +155,7 @@ pub fn bytes(spec: Spec) -> Vec<u8> {
         version: spec.version,
     };
     w.header(spec);
-    w.trunk();
+    w.trunk(spec);
     w.policy_head(spec);
     w.value_head(spec);
     w.out
@@ -269,7 +277,7 @@ impl Writer {
         }
     }
 
-    fn trunk(&mut self) {
+    fn trunk(&mut self, spec: Spec) {
         self.line("trunk");
         // Blocks, trunk, mid, regular, dilated and gpool channels.
         for d in [2, TRUNK, REGULAR, REGULAR, 0, GPOOL] {
@@ -282,10 +290,11 @@ impl Writer {
         self.line("trunk/block0");
         self.bn("trunk/block0/norm1", TRUNK, None);
         self.act("trunk/block0/act1");
-        self.conv("trunk/block0/conv1", 3, TRUNK, REGULAR, None);
-        self.bn("trunk/block0/norm2", REGULAR, None);
+        let (k, mid) = if spec.wide { (1, WIDE) } else { (3, REGULAR) };
+        self.conv("trunk/block0/conv1", k, TRUNK, mid, None);
+        self.bn("trunk/block0/norm2", mid, None);
         self.act("trunk/block0/act2");
-        self.conv("trunk/block0/conv2", 3, REGULAR, TRUNK, None);
+        self.conv("trunk/block0/conv2", 3, mid, TRUNK, None);
 
         self.line("gpool_block");
         self.line("trunk/block1");

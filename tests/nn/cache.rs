@@ -11,7 +11,7 @@ use tengen::nn::features::{features, InputRules};
 use tengen::nn::{CacheKeys, EvalCache, Evaluation, Evaluator, Model, Request, Symmetry};
 use tengen::{Color, Game, Move, Rules};
 
-use super::{fixture_dir, point, G170, TF_KV};
+use super::{optional_fixture, point, G170, TF_KV};
 use crate::common::tiny_net::{gzipped, Spec};
 
 /// The tiny network of `spec`, and the fixture network `name` when its file is there
@@ -19,9 +19,8 @@ use crate::common::tiny_net::{gzipped, Spec};
 fn models(spec: Spec, name: &str) -> Vec<(String, Model)> {
     let tiny = Model::from_bytes(&gzipped(spec)).unwrap();
     let mut out = vec![(spec.name(), tiny)];
-    match fixture_dir().map(|d| d.join(name)).filter(|p| p.is_file()) {
-        Some(p) => out.push((name.to_string(), Model::load(p).unwrap())),
-        None => eprintln!("on the tiny network only: no fixture network {name}"),
+    if let Some(p) = optional_fixture(name) {
+        out.push((name.to_string(), Model::load(p).unwrap()));
     }
     out
 }

@@ -198,9 +198,7 @@ fn compare(e: &Evaluation, g: &Golden, worst: &mut Worst) {
 }
 
 fn check_file(net: &str, golden: &Path) {
-    if let Some(path) = super::fixture(net) {
-        check_path(&path, golden);
-    }
+    check_path(&super::fixture(net), golden);
 }
 
 fn check_path(path: &Path, golden: &Path) {
@@ -279,47 +277,133 @@ fn check_path(path: &Path, golden: &Path) {
 }
 
 /// The fixture network `net` against its golden file (`golden/` + the name without
-/// `.bin.gz`), or a line saying why it skips.
+/// `.bin.gz`).
 fn check_fixture(net: &str) {
-    let Some(dir) = super::fixture_dir() else {
-        eprintln!("skipped: no network fixtures");
-        return;
-    };
+    let dir = super::fixture_dir();
     let golden = dir.join("golden").join(net.replace(".bin.gz", ".txt"));
     check_file(net, &golden);
 }
 
+#[cfg_attr(
+    not(tengen_fixtures),
+    ignore = "needs KataGo's fixture networks: ../shared/nn or $TENGEN_NN_DIR"
+)]
 #[test]
 fn g170_matches_katago() {
     check_fixture(super::G170);
 }
 
+#[cfg_attr(
+    not(tengen_fixtures),
+    ignore = "needs KataGo's fixture networks: ../shared/nn or $TENGEN_NN_DIR"
+)]
 #[test]
 fn transformer_with_fixed_rope_matches_katago() {
     check_fixture(super::TF_ROPE);
 }
 
+#[cfg_attr(
+    not(tengen_fixtures),
+    ignore = "needs KataGo's fixture networks: ../shared/nn or $TENGEN_NN_DIR"
+)]
 #[test]
 fn transformer_with_grouped_heads_and_learned_rope_matches_katago() {
     check_fixture(super::TF_KV);
 }
 
 /// The network to play with (38 MB, not a fixture): where `scripts/fetch-model.sh` puts it.
-/// CI fetches it; elsewhere the test says it skips.
+/// CI fetches it.
 #[test]
+#[cfg_attr(
+    not(all(tengen_fixtures, tengen_network)),
+    ignore = "needs KataGo's fixture outputs and the network scripts/fetch-model.sh fetches"
+)]
 fn nested_bottleneck_transformer_matches_katago() {
-    let Some(dir) = super::fixture_dir() else {
-        eprintln!("skipped: no network fixtures");
-        return;
-    };
-    let Some(net) = tengen::nn::default_model_path().filter(|p| p.is_file()) else {
-        eprintln!(
-            "skipped: {} is absent (scripts/fetch-model.sh fetches it)",
-            tengen::nn::DEFAULT_MODEL_NAME
-        );
-        return;
-    };
+    let dir = super::fixture_dir();
+    let net = tengen::nn::default_model_path().expect("a home folder");
+    assert!(
+        net.is_file(),
+        "{} is absent (scripts/fetch-model.sh fetches it)",
+        net.display()
+    );
     check_path(&net, &dir.join("golden/b10c384h6nbttflrs.txt"));
+}
+
+/// The fixtures' golden tests (and bf16's bounds where `cap` has AVX-512) again, in a test
+/// process of their own under `TENGEN_CPU=cap` (`nn::cpu`): every kernel path this CPU
+/// can execute is tested on it, the fallbacks of older CPUs included. The native path is
+/// the tests themselves, in this process.
+fn golden_under(cap: &str) {
+    let mut tests = vec![
+        "nn::forward::the_kernels_follow_tengen_cpu",
+        "nn::forward::g170_matches_katago",
+        "nn::forward::transformer_with_fixed_rope_matches_katago",
+        "nn::forward::transformer_with_grouped_heads_and_learned_rope_matches_katago",
+    ];
+    if cap == "avx512" {
+        tests.push("nn::forward::bf16_stays_close_to_fp32");
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .env("TENGEN_CPU", cap)
+        .args(&tests)
+        .args(["--exact", "--test-threads", "2"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let want = format!(
+        "test result: ok. {} passed; 0 failed; 0 ignored",
+        tests.len()
+    );
+    assert!(
+        out.status.success() && text.contains(&want),
+        "TENGEN_CPU={cap}:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("TENGEN_CPU={cap}: {}", tests.join(", "));
+}
+
+/// Under `TENGEN_CPU` the kernels use what the cap leaves and nothing more; without it,
+/// everything the CPU has.
+#[test]
+fn the_kernels_follow_tengen_cpu() {
+    use tengen::nn::cpu::{features, Features};
+    let (f, cpu) = (features(), Features::detected());
+    match std::env::var("TENGEN_CPU").ok().as_deref() {
+        Some("scalar") => assert!(!f.avx2 && !f.avx512 && f.capped == cpu.avx2, "{f:?}"),
+        Some("avx2") => assert!(f.avx2 && !f.avx512, "{f:?}"),
+        Some("avx512") => assert!(f.avx512 && !f.avx512bf16 && !f.avx512vnni, "{f:?}"),
+        _ => assert_eq!(f, cpu),
+    }
+    assert_eq!(Kind::Bf16.available(), f.avx512);
+    assert_eq!(Kind::Int8.available(), f.avx512vnni);
+}
+
+#[test]
+#[cfg_attr(
+    not(tengen_fixtures),
+    ignore = "needs KataGo's fixture networks: ../shared/nn or $TENGEN_NN_DIR"
+)]
+fn golden_on_the_scalar_kernels() {
+    golden_under("scalar");
+}
+
+#[test]
+#[cfg_attr(
+    not(all(tengen_fixtures, tengen_avx2)),
+    ignore = "needs KataGo's fixture networks and AVX2"
+)]
+fn golden_on_the_avx2_kernels() {
+    golden_under("avx2");
+}
+
+/// fp32 on AVX-512 without AVX512-BF16 or VNNI, and bf16 emulated by fp32 multiply-adds.
+#[test]
+#[cfg_attr(
+    not(all(tengen_fixtures, tengen_avx512)),
+    ignore = "needs KataGo's fixture networks and AVX-512 (F, VL, BW)"
+)]
+fn golden_on_the_avx512_kernels_and_bf16_emulated() {
+    golden_under("avx512");
 }
 
 #[test]
@@ -394,9 +478,9 @@ fn against_fp32(path: &Path, golden: &Path, kind: Kind) -> [(f64, f64); 4] {
 }
 
 /// The networks the error tests run: the two fixture transformers, and b10c384h6 where it
-/// has been fetched.
-fn error_nets() -> Option<Vec<(std::path::PathBuf, std::path::PathBuf)>> {
-    let dir = super::fixture_dir()?;
+/// has been fetched (`tengen_network`).
+fn error_nets() -> Vec<(std::path::PathBuf, std::path::PathBuf)> {
+    let dir = super::fixture_dir();
     let mut nets: Vec<_> = [super::TF_ROPE, super::TF_KV]
         .iter()
         .map(|n| {
@@ -406,24 +490,25 @@ fn error_nets() -> Option<Vec<(std::path::PathBuf, std::path::PathBuf)>> {
             )
         })
         .collect();
-    if let Some(big) = tengen::nn::default_model_path().filter(|p| p.is_file()) {
+    if cfg!(tengen_network) {
+        let big = tengen::nn::default_model_path().expect("a home folder");
         nets.push((big, dir.join("golden/b10c384h6nbttflrs.txt")));
+    } else {
+        eprintln!("without b10c384h6: scripts/fetch-model.sh fetches it");
     }
-    Some(nets)
+    nets
 }
 
 /// `kind`'s distance from fp32 on every network of [`error_nets`] within `bounds`
-/// (largest, mean) for policy, win rate, lead and ownership; skipped, saying so, where
-/// this CPU has no kernels for `kind` or the fixtures are missing.
+/// (largest, mean) for policy, win rate, lead and ownership. Its tests are marked ignored
+/// where this CPU has no kernels for `kind` or the fixtures are missing.
 fn stays_close(kind: Kind, bounds: [(f64, f64); 4]) {
-    if !kind.available() {
-        eprintln!("skipped: this CPU has no kernels for {}", kind.name());
-        return;
-    }
-    let Some(nets) = error_nets() else {
-        eprintln!("skipped: no network fixtures");
-        return;
-    };
+    assert!(
+        kind.available(),
+        "this CPU has no kernels for {}",
+        kind.name()
+    );
+    let nets = error_nets();
     for (net, golden) in nets {
         let got = against_fp32(&net, &golden, kind);
         let what = ["policy", "win rate", "lead", "ownership"];
@@ -437,6 +522,10 @@ fn stays_close(kind: Kind, bounds: [(f64, f64); 4]) {
     }
 }
 
+#[cfg_attr(
+    not(all(tengen_fixtures, tengen_avx512)),
+    ignore = "needs KataGo's fixture networks and AVX-512 (F, VL, BW)"
+)]
 #[test]
 fn bf16_stays_close_to_fp32() {
     stays_close(
@@ -447,6 +536,10 @@ fn bf16_stays_close_to_fp32() {
 
 /// int8 (AVX512-VNNI), with wider bounds on the means: three to four times bf16's
 /// distance (PERF.md).
+#[cfg_attr(
+    not(all(tengen_fixtures, tengen_avx512vnni)),
+    ignore = "needs KataGo's fixture networks and AVX512-VNNI"
+)]
 #[test]
 fn int8_stays_close_to_fp32() {
     stays_close(

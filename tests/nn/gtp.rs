@@ -9,15 +9,13 @@
 //! files; the rest runs on a tiny network written for the test (`common::tiny_net`) on
 //! every machine, and on the fixture network too when it is there.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use tengen::nn::Kind;
 
 use super::forward::{parse, Golden};
-use super::{fixture, fixture_dir, G170};
+use super::{fixture, fixture_dir, optional_fixture, G170};
 use crate::common::gtp::Gtp;
 use crate::common::tiny_net::{self, Spec, TinyNet};
-
-const TENGEN: &str = env!("CARGO_BIN_EXE_tengen");
 
 /// Agreement asked of every value, as in `forward.rs`; leads and scores, printed to 3
 /// decimals on both sides, relative to max(1, |KataGo's|) and with their rounding added.
@@ -105,13 +103,12 @@ impl Net {
 /// test says that it ran on the tiny one only).
 fn networks(seed: u64) -> Vec<Net> {
     let mut out = vec![Net::tiny(Spec::new(seed))];
-    match fixture_dir().map(|d| d.join(G170)).filter(|p| p.is_file()) {
-        Some(p) => out.push(Net {
+    if let Some(p) = optional_fixture(G170) {
+        out.push(Net {
             name: G170.trim_end_matches(".bin.gz").to_string(),
             path: p.to_string_lossy().into_owned(),
             written: None,
-        }),
-        None => eprintln!("on the tiny network only: no fixture network {G170}"),
+        });
     }
     out
 }
@@ -128,12 +125,16 @@ fn replay(gtp: &mut Gtp, g: &Golden) {
 
 /// `--set precision` reaches the network GTP evaluates with: bf16's and int8's answers
 /// differ from fp32's where the CPU runs them, and auto answers as the kind it picks here
-/// (bf16 with AVX512-BF16, else int8 with AVX512-VNNI, else fp32).
+/// (bf16 with AVX512-BF16, else int8 with AVX512-VNNI, else fp32). On the tiny network
+/// with a 1x1 convolution of 64 outputs, which those kernels run; on a CPU without AVX-512
+/// only fp32 and auto are asked.
 #[test]
 fn the_precision_knob_reaches_the_evaluations() {
-    let Some(net) = fixture("b7c96h6kv3qk32v16tflrs-fson-bnh.bin.gz") else {
-        return;
-    };
+    let tiny = TinyNet::write(Spec {
+        wide: true,
+        ..Spec::new(11)
+    });
+    let net = tiny.path();
     let answer = |precision: &str| {
         let knob = format!("precision={precision}");
         let mut gtp = Gtp::start(&["--model", net.to_str().unwrap(), "--set", &knob]);
@@ -166,12 +167,14 @@ fn the_precision_knob_reaches_the_evaluations() {
     );
 }
 
+#[cfg_attr(
+    not(tengen_fixtures),
+    ignore = "needs KataGo's fixture networks: ../shared/nn or $TENGEN_NN_DIR"
+)]
 #[test]
 fn kata_raw_nn_matches_katago_on_the_golden_positions() {
-    let Some(net) = fixture(G170) else { return };
-    let golden = fixture_dir()
-        .unwrap()
-        .join("golden/g170-b6c96-s175395328-d26788732.txt");
+    let net = fixture(G170);
+    let golden = fixture_dir().join("golden/g170-b6c96-s175395328-d26788732.txt");
     let blocks = parse(&std::fs::read_to_string(golden).unwrap());
     assert!(blocks.len() >= 60, "{} golden blocks", blocks.len());
     // fp32: KataGo's outputs (auto would be bf16 on a CPU with AVX512-BF16).
@@ -192,9 +195,9 @@ fn kata_raw_nn_matches_katago_on_the_golden_positions() {
     }
     let stderr = gtp.finish();
     assert!(
-        stderr.contains("network g170-b6c96-s175395328-d26788732 ")
-            && stderr.contains(" loaded from ")
-            && stderr.contains(" s\n"),
+        stderr.starts_with("tengen ")
+            && stderr.contains("network g170-b6c96-s175395328-d26788732 (")
+            && stderr.contains(", loaded in "),
         "no load line on stderr: {stderr}"
     );
     assert!(failed.is_empty(), "beyond {TOLERANCE}: {failed:#?}");
@@ -280,7 +283,7 @@ fn kata_raw_nn_without_a_network_is_an_error() {
 
 /// `tengen --model FILE` on stdin `quit`: exit status and stderr.
 fn start_with_model(file: &std::path::Path) -> (Option<i32>, String) {
-    let out = Command::new(TENGEN)
+    let out = crate::common::tengen()
         .arg("--model")
         .arg(file)
         .stdin(Stdio::null())
@@ -331,19 +334,18 @@ fn a_model_that_cannot_be_read_stops_start_up_naming_the_file() {
 /// record (and GNU Go) count B+72.5. A real network's judgement of a real game: skips
 /// when the fixture network or the corpora are not beside the checkout (the mechanism on
 /// every machine: the next test).
+#[cfg_attr(
+    not(all(tengen_fixtures, tengen_corpora)),
+    ignore = "needs KataGo's fixture networks and ../shared/corpora"
+)]
 #[test]
 fn final_score_uses_the_network_dead_stones_of_a_finished_game() {
-    let Some(net) = fixture(G170) else {
-        return;
-    };
+    let net = fixture(G170);
     let game = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../shared/corpora/gnugo-regression/games/kgs/GNU-tadf.sgf"
     );
-    if !std::path::Path::new(game).is_file() {
-        eprintln!("skipped: {game} is absent");
-        return;
-    }
+    assert!(std::path::Path::new(game).is_file(), "{game} is absent");
     let net = net.to_string_lossy().into_owned();
     let mut e = Gtp::start(&["--threads", "1", "--model", &net]);
     e.ask(&format!("loadsgf {game}"));
@@ -424,7 +426,7 @@ fn run_with_env(
     input: &str,
 ) -> (String, String) {
     use std::io::Write;
-    let mut cmd = Command::new(TENGEN);
+    let mut cmd = crate::common::tengen();
     cmd.args(args)
         .env("TENGEN_MODEL_DIR", model_dir)
         .env_remove("TENGEN_MODEL")
@@ -467,7 +469,12 @@ fn the_default_network_is_loaded_when_present_and_none_refuses_it() {
     let input = "boardsize 9\nkata-raw-nn 0\nquit\n";
     let has_net = |out: &str| out.contains("whiteWin");
     let loaded = |err: &str, name: &str| {
-        err.contains(&format!("network {name} ")) && err.contains("loaded from")
+        // The first line on stderr says what plays.
+        let first = err.lines().next().unwrap_or("");
+        first.starts_with("tengen ")
+            && first.contains(&format!(": network {name} ("))
+            && first.contains(", loaded in ")
+            && first.contains("; precision ")
     };
 
     let (out, err) = run_with_env(&[], None, &dir, input);
@@ -477,7 +484,9 @@ fn the_default_network_is_loaded_when_present_and_none_refuses_it() {
     for (args, model) in [(&["--model", "none"][..], None), (&[][..], Some("none"))] {
         let (out, err) = run_with_env(args, model, &dir, input);
         assert!(!has_net(&out) && out.contains("? "), "{out}\n{err}");
-        assert!(!err.contains("loaded from"), "{err}");
+        assert!(!err.contains("loaded in"), "{err}");
+        let first = err.lines().next().unwrap_or("");
+        assert!(first.contains(": the playout search plays ("), "{err}");
     }
 
     let (out, err) = run_with_env(&[], None, &empty, input);

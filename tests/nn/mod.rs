@@ -27,26 +27,36 @@ pub fn point(size: usize, v: &str) -> Point {
     Point::from_coord(col, row)
 }
 
-/// The fixture folder, if present.
-pub fn fixture_dir() -> Option<PathBuf> {
+/// The fixture folder: `$TENGEN_NN_DIR`, else `../shared/nn` beside the crate. Its tests
+/// are marked ignored where build.rs did not find it (`tengen_fixtures`); run anyway
+/// (`TENGEN_TEST_ALL=1`), they fail here.
+pub fn fixture_dir() -> PathBuf {
     let dir = match std::env::var_os("TENGEN_NN_DIR") {
         Some(d) => PathBuf::from(d),
         None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/nn"),
     };
-    dir.is_dir().then_some(dir)
+    assert!(
+        dir.is_dir(),
+        "no network fixtures at {} (set TENGEN_NN_DIR, or put them in ../shared/nn)",
+        dir.display()
+    );
+    dir
 }
 
-/// The fixture file `name`, or `None` after printing why the test skips.
-pub fn fixture(name: &str) -> Option<PathBuf> {
-    let Some(dir) = fixture_dir() else {
-        eprintln!("skipped: no network fixtures (set TENGEN_NN_DIR, or put them in ../shared/nn)");
-        return None;
-    };
-    let path = dir.join(name);
-    if path.is_file() {
-        Some(path)
+/// The fixture file `name` (see [`fixture_dir`]).
+pub fn fixture(name: &str) -> PathBuf {
+    let path = fixture_dir().join(name);
+    assert!(path.is_file(), "{} is absent", path.display());
+    path
+}
+
+/// The fixture file `name` for a test that runs on a tiny network everywhere and on the
+/// fixture too where build.rs found the fixtures (else `None`, said on stderr).
+pub fn optional_fixture(name: &str) -> Option<PathBuf> {
+    if cfg!(tengen_fixtures) {
+        Some(fixture(name))
     } else {
-        eprintln!("skipped: {} is absent", path.display());
+        eprintln!("on the tiny network only: no fixture network {name}");
         None
     }
 }

@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 
 use tengen::nn::model::{Activation, Block, Model, ModelError, Rope, TrunkTip};
 
-use super::{fixture, G170, TF_KV, TF_ROPE};
+use super::{fixture, optional_fixture, G170, TF_KV, TF_ROPE};
 
 fn kinds(blocks: &[Block]) -> String {
     blocks
@@ -22,9 +22,13 @@ fn kinds(blocks: &[Block]) -> String {
         .collect()
 }
 
+#[cfg_attr(
+    not(tengen_fixtures),
+    ignore = "needs KataGo's fixture networks: ../shared/nn or $TENGEN_NN_DIR"
+)]
 #[test]
 fn g170_resnet_loads() {
-    let Some(path) = fixture(G170) else { return };
+    let path = fixture(G170);
     let m = Model::load(&path).expect("loads");
     assert_eq!(m.name, "g170-b6c96-s175395328-d26788732");
     assert_eq!(m.version, 8);
@@ -57,9 +61,13 @@ fn g170_resnet_loads() {
     assert!(!m.has_transformer());
 }
 
+#[cfg_attr(
+    not(tengen_fixtures),
+    ignore = "needs KataGo's fixture networks: ../shared/nn or $TENGEN_NN_DIR"
+)]
 #[test]
 fn transformer_with_fixed_rope_loads() {
-    let Some(path) = fixture(TF_ROPE) else { return };
+    let path = fixture(TF_ROPE);
     let m = Model::load(&path).expect("loads");
     assert_eq!(m.name, "b7c96h3tfrs-test5-cnorm");
     assert_eq!(m.version, 17);
@@ -85,9 +93,13 @@ fn transformer_with_fixed_rope_loads() {
     assert_eq!(m.parameters(), 818_953);
 }
 
+#[cfg_attr(
+    not(tengen_fixtures),
+    ignore = "needs KataGo's fixture networks: ../shared/nn or $TENGEN_NN_DIR"
+)]
 #[test]
 fn transformer_with_grouped_heads_and_learnable_rope_loads() {
-    let Some(path) = fixture(TF_KV) else { return };
+    let path = fixture(TF_KV);
     let m = Model::load(&path).expect("loads");
     assert_eq!(m.name, "b7c96h6kv3qk32v16tflrs-fson-bnh");
     assert_eq!(m.version, 17);
@@ -140,9 +152,13 @@ fn format_error(r: Result<Model, ModelError>) -> (String, String) {
     }
 }
 
+#[cfg_attr(
+    not(tengen_fixtures),
+    ignore = "needs KataGo's fixture networks: ../shared/nn or $TENGEN_NN_DIR"
+)]
 #[test]
 fn cut_files_are_errors() {
-    let Some(path) = fixture(G170) else { return };
+    let path = fixture(G170);
     let gz = std::fs::read(&path).unwrap();
     // The compressed file cut short.
     for cut in [0, 1, 10, 1000, gz.len() / 2, gz.len() - 9] {
@@ -166,9 +182,13 @@ fn cut_files_are_errors() {
     assert!(problem.contains("ends inside its weights"), "{problem}");
 }
 
+#[cfg_attr(
+    not(tengen_fixtures),
+    ignore = "needs KataGo's fixture networks: ../shared/nn or $TENGEN_NN_DIR"
+)]
 #[test]
 fn errors_name_the_file() {
-    let Some(path) = fixture(G170) else { return };
+    let path = fixture(G170);
     let gz = std::fs::read(&path).unwrap();
     let dir = std::env::temp_dir().join(format!("tengen-nn-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -196,9 +216,13 @@ fn replace_once(raw: &[u8], from: &str, to: &str) -> Vec<u8> {
     out
 }
 
+#[cfg_attr(
+    not(tengen_fixtures),
+    ignore = "needs KataGo's fixture networks: ../shared/nn or $TENGEN_NN_DIR"
+)]
 #[test]
 fn altered_files_are_errors() {
-    let Some(path) = fixture(G170) else { return };
+    let path = fixture(G170);
     let raw = inflate(&path);
     let name = "g170-b6c96-s175395328-d26788732";
     // Unknown versions, before and after the supported range.
@@ -295,7 +319,7 @@ fn load_errors_name_the_file_and_the_problem() {
         (dir.clone(), "not a regular file"),
         (std::path::PathBuf::from("/dev/zero"), "not a regular file"),
     ];
-    if let Some(path) = fixture(G170) {
+    if let Some(path) = optional_fixture(G170) {
         let gz = std::fs::read(&path).unwrap();
         let raw = inflate(&path);
         let name = "g170-b6c96-s175395328-d26788732";
@@ -334,6 +358,10 @@ fn bomb(byte: u8, mib: usize) -> Vec<u8> {
 /// token, whitespace at the reader's cap, and neither holds more than a few MiB at once
 /// (the whole decompression used to be held: 1 GiB before the error); a real model
 /// about its own size.
+#[cfg_attr(
+    not(tengen_fixtures),
+    ignore = "needs KataGo's fixture networks: ../shared/nn or $TENGEN_NN_DIR"
+)]
 #[test]
 fn gzip_bombs_fail_early_and_small() {
     use crate::common::alloc::peak_during;
@@ -352,7 +380,7 @@ fn gzip_bombs_fail_early_and_small() {
     assert!(problem.contains("more than 1073741824 bytes"), "{problem}");
     assert!(peak < 4 * MIB, "{peak} bytes held");
 
-    let Some(path) = fixture(G170) else { return };
+    let path = fixture(G170);
     let file = std::fs::read(&path).unwrap();
     let (model, peak) = peak_during(|| Model::from_bytes(&file).unwrap());
     let weights = 4 * model.parameters();
