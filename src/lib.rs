@@ -1,12 +1,17 @@
-//! Tengen: a Go (weiqi, baduk) engine speaking GTP v2 and playing Chinese rules.
+//! Tengen: a Go (weiqi, baduk) engine speaking GTP v2 and playing Chinese rules, with a
+//! PUCT search on KataGo networks it evaluates itself (`nn`) and, with no network, a
+//! playout search.
 //!
 //! Layers, dependencies pointing one way:
-//! `board` <- `rules`/`game`/`score` <- {`playout`, `policy`} <- `search` <- `status` <- `engine`
-//! <- `gtp` <- `main`; `sgf`/`record` (game records), `notation` (the text forms of moves,
-//! colours and the board), `handicap` (placement) and `time` (time systems, clocks, move
-//! budgets) sit beside `game`. The tools (`tools/`: bench, match, regress, selfplay,
-//! review, train, the fuzz targets) use the library, which never uses them.
-//! ARCHITECTURE.md says which file owns what.
+//! `board` <- `rules`/`game`/`score` <- {`playout`, `policy`, `nn`} <- `search` <- `status`
+//! <- `engine` <- `gtp` <- `cli` <- `main`; `life` (exact reading of small enclosed
+//! fights) and `dead` (dead stones from an ownership map) sit below `status`;
+//! `sgf`/`record` (game records), `notation` (the text forms of moves, colours and the
+//! board), `handicap` (placement) and `time` (time systems, clocks, move budgets) sit
+//! beside `game`; `limits` (the ranges every number from outside must lie in) and `log`
+//! serve every layer. The tools (`tools/`: bench, match, regress, selfplay, review and its
+//! plot, train, the analysis engine, the fuzz targets) use the library, which never uses
+//! them. ARCHITECTURE.md says which file owns what.
 //!
 //! ```
 //! use tengen::{Game, Move, Rules, Color, IllegalMove};

@@ -1,34 +1,44 @@
-//! Monte-Carlo tree search: UCT with RAVE (AMAF) and priors, on a tree shared by worker
-//! threads without a lock, with knowledge playouts at the leaves. One search gives one
-//! [`Analysis`] value (candidates with visits, win rates, scores, principal variations),
-//! which every front end formats. Knows the game and the board, nothing of GTP or text.
+//! The tree searches: PUCT on a KataGo network ([`puct`]), and, with no network, UCT with
+//! RAVE (AMAF) and priors with knowledge playouts at the leaves (the playout search). Both
+//! run on one tree shared by worker threads without a lock, and one search gives one
+//! [`Analysis`] value (candidates with visits, win rates, scores, principal variations,
+//! ownership), which every front end formats. Knows the game and the board, nothing of
+//! GTP or text.
 //!
-//! - Selection ([`select::urgency`]): Gelly & Silver's minimum-MSE blend of the move's
-//!   own win rate and its AMAF win rate, priors added to the move's own statistics as
-//!   equivalent experience (see [`prior`]).
-//! - Expansion: a leaf gets its children (every legal non-eye point and the pass) once it
-//!   has been visited `expand_visits` times, the root at once.
-//! - Two passes in a row in the tree end the game there. Under rules that count every
-//!   stone alive (Tromp-Taylor) the leaf is counted exactly; under rules that remove dead
-//!   stones first (Chinese) it is played out, so that the playout judges (captures) the
-//!   dead stones the count would remove.
-//! - Superko is checked at the root only (a root child that would repeat a position is
-//!   pruned); inside the tree and the playouts the board's simple ko rule applies.
+//! - With a network: a leaf is evaluated by the network (through [`leaf`]'s seam), its
+//!   children, every legal point and the pass, get the policy as priors, and a descent
+//!   follows PUCT (see [`puct`]); optionally a subtree value bias (`bias`) and
+//!   transpositions (`--set puct-transpositions=1`). A game ended in the tree (two passes) is
+//!   valued by the network, shown the passes.
+//! - The playout search: selection ([`select::urgency`]) is Gelly & Silver's minimum-MSE
+//!   blend of the move's own win rate and its AMAF win rate, priors added to the move's
+//!   own statistics as equivalent experience (see [`prior`]). A leaf gets its children
+//!   (every legal non-eye point and the pass) once it has been visited `expand_visits`
+//!   times, the root at once. Two passes in a row in the tree end the game there: under
+//!   rules that count every stone alive (Tromp-Taylor) the leaf is counted exactly; under
+//!   rules that remove dead stones first (Chinese) it is played out, so that the playout
+//!   judges (captures) the dead stones the count would remove.
+//! - Superko: a root child that would repeat a position is pruned. Inside the playout
+//!   search's tree and its playouts the board's simple ko rule applies; the network's
+//!   legal moves, at every node, leave out what the rules' superko bans (KataGo's
+//!   `isLegal`).
 //! - Tree reuse: a search from a position that follows the last one by the moves played
 //!   since keeps that subtree.
-//! - Ownership: every simulation's final owner of each point is summed in per-worker
-//!   arrays, merged when the workers are done ([`Analysis::ownership`]); the engine judges
-//!   dead stones from it.
+//! - Ownership: each simulation's final owner of each point (a playout's, or the network's
+//!   ownership of the leaf) is summed in per-worker arrays, merged when the workers are
+//!   done ([`Analysis::ownership`]); the engine's end of game reads it, and without a
+//!   network `status` judges dead stones from a short search's.
 //!
 //! Files: [`run`] owns the threads and the tree between searches; [`limits`] how long
 //! one search may run; `descend` the descent from the root both searches make; `walk`
 //! one simulation of the playout search (descend, evaluate the leaf by a playout, back
 //! up); `simulator` what the worker loop asks of either search; `shared` what the
 //! workers of one search share (tree, root, counters, sums); [`analysis`] the
-//! one value a search gives; [`select`] the selection formula; [`tree`] the arena;
-//! [`prior`] what a new node's children start with; [`puct`] the search with a network,
-//! which gets its leaves' evaluations through [`leaf`]'s seam (a network's, or the
-//! tests' [`fake`] one).
+//! one value a search gives; [`select`] the playout search's selection formula; [`tree`]
+//! the arena; [`prior`] what a new node's children start with in the playout search;
+//! [`puct`] the search with a network, which gets its leaves' evaluations through
+//! [`leaf`]'s seam (a network's, or the tests' [`fake`] one); `bias` the subtree value
+//! bias table.
 
 pub mod analysis;
 mod bias;
