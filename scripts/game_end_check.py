@@ -11,7 +11,7 @@ issue 8), with sgfmill's board, independent of Tengen's:
   border and that holds at most half of the empty points, on a board at most half
   empty, unless the stone captures (the engine's own rule also asks that the stones be alive, which this board
   cannot judge; on a mostly open board an early pass is answered with play anywhere:
-  README, "The clock and the end of the game");
+  docs/gtp.md, "The clock and the end of the game");
 - Tengen never passes over an atari: right after an opponent's stone that leaves a chain
   of Tengen's beside it with one liberty, which extending would give two or more,
   Tengen does not pass (it passed so in 5 of 7 lost 9x9 games against GNU Go at

@@ -9,7 +9,7 @@ engine's stderr goes to LOGFILE too (`!`). `--name-as NAME` rewrites the answer 
 into `= NAME` (with the command's id kept), to see how a GUI treats another engine, e.g.
 `--name-as KataGo` makes Lizzie 0.7.4 take Tengen for KataGo and use `kata-analyze`.
 
-Used for issue 26 (Lizzie's analysis after the engine's move); see README, Lizzie.
+Used for issue 26 (Lizzie's analysis after the engine's move); see docs/gui.md, Lizzie.
 """
 import subprocess
 import sys

@@ -1,6 +1,6 @@
 //! Dead stones from an ownership map: groups given to the opponent, kept only inside the
 //! opponent's area, none that the board reads alive (a seki, read by `life`), and the
-//! count with them taken off. Below `status` and `search`, which both judge with it.
+//! count with them taken off. Below `status`, which judges with it.
 
 use crate::board::{Board, Color, Point, NUM_CELLS};
 use crate::game::Game;

@@ -272,7 +272,9 @@ fn kata_analyze_moves_ownership_is_each_moves_own() {
         lists.windows(2).any(|w| w[0] != w[1]),
         "every move has the same ownership"
     );
-    // Black's stone at E5 stays Black's under the most visited move.
-    assert!(lists[0][4 * 9 + 4] > 0.5, "E5: {}", lists[0][40]);
+    // Black's stone at E5 stays Black's under the most visited move. A fifth of a second
+    // of playouts on a loaded machine gave it 0.44 once (32482f9, a Sapphire Rapids): the
+    // sign is what this checks, with a margin for noise.
+    assert!(lists[0][4 * 9 + 4] > 0.25, "E5: {}", lists[0][40]);
     g.finish();
 }

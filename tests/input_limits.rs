@@ -1,5 +1,5 @@
 //! The cases found when the project was tried as a new user would (issue "Reliability"),
-//! each answered as README's "Lenient or strict" table decides.
+//! each answered as docs/gtp.md's "Lenient or strict" table decides.
 
 use std::process::Command;
 use std::thread;

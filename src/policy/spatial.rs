@@ -251,7 +251,7 @@ pub fn shape_key(board: &Board, color: Color, p: Point) -> u64 {
     best + 1
 }
 
-/// How many points a pattern of each size covers (for the README and tests).
+/// How many points a pattern of each size covers (for the docs and tests).
 pub fn points_per_size() -> [usize; NUM_SIZES] {
     tables().ends
 }
