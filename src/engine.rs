@@ -358,11 +358,18 @@ impl Engine {
         status::chain_statuses(self.game.board(), &self.dead_stones(stop))
     }
 
-    /// The count of the position as it stands, dead stones (as judged) removed. Pure
-    /// area counting once they are off: an empty point that both colours reach counts
-    /// to nobody, as the rules say.
+    /// The count of the position as it stands, dead stones (as judged) removed. Area
+    /// counting once they are off, except that an empty point both colours reach counts
+    /// to the colour the judgement's ownership clearly gives it, else to nobody (a
+    /// seki's shared liberties, dame): the inside of a living group that the opponent's
+    /// wall still touches is its owner's, as GNU Go and KataGo count an unfinished
+    /// position.
     pub fn final_score(&self, stop: Stop<'_>) -> Score {
-        self.game.score(&self.dead_stones(stop))
+        if !self.game.rules().remove_dead {
+            return self.game.score(&[]);
+        }
+        let j = self.judgement(stop);
+        self.game.score_owned(&j.dead, &j.ownership)
     }
 
     /// The clocks: the time system and what `time_left` last said of each side.
@@ -511,10 +518,15 @@ impl Engine {
 
     /// The judged dead stones whatever the rules do with them.
     fn judge_dead(&self, stop: Stop<'_>) -> Vec<Point> {
+        self.judgement(stop).dead
+    }
+
+    /// The dead-stone judgement (the network's, else a search's) with its ownership.
+    fn judgement(&self, stop: Stop<'_>) -> status::Judgement {
         if let Some(net) = &self.settings.network {
-            return self.judge.net_dead_stones(&self.game, &net.0, stop.0);
+            return self.judge.net_judgement(&self.game, &net.0, stop.0);
         }
-        self.judge.dead_stones(
+        self.judge.judgement(
             &self.game,
             &self.settings.search,
             self.settings.status_playouts,

@@ -370,8 +370,19 @@ impl Game {
     /// Area count of the current position, with the stones on `dead` removed first when
     /// the rules remove dead stones; komi and handicap compensation from the rules.
     pub fn score(&self, dead: &[Point]) -> Score {
-        let dead = if self.rules.remove_dead { dead } else { &[] };
-        score::area(&self.board, dead, self.rules.komi, self.compensation())
+        self.score_owned(dead, &[])
+    }
+
+    /// [`Game::score`], with the empty points that both colours reach counted to the
+    /// colour that `own` (Black's ownership by point index) clearly gives them
+    /// ([`score::area_owned`]) when the rules remove dead stones.
+    pub fn score_owned(&self, dead: &[Point], own: &[f32]) -> Score {
+        let (dead, own) = if self.rules.remove_dead {
+            (dead, own)
+        } else {
+            (&[][..], &[][..])
+        };
+        score::area_owned(&self.board, dead, own, self.rules.komi, self.compensation())
     }
 
     /// The points White gets for Black's handicap stones, as the rules give them (one a

@@ -34,6 +34,16 @@ pub enum Status {
     Seki,
 }
 
+/// A judgement of a position: its dead stones (sorted) and the network's ownership they
+/// were judged from (Black's, by point index, in [-1, 1]; empty for the playout judge),
+/// which the count asks of the empty points both colours reach
+/// ([`crate::score::area_owned`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Judgement {
+    pub dead: Vec<Point>,
+    pub ownership: Vec<f32>,
+}
+
 /// What a judgement depends on: the position (hash, size, player to move, moves), the
 /// komi and the playouts of the search.
 pub type PositionKey = (u64, usize, Color, usize, u64, usize);
@@ -69,9 +79,19 @@ pub fn dead_stones(
     playouts: usize,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Vec<Point> {
+    judgement(game, config, playouts, stop).dead
+}
+
+/// [`dead_stones`] as a [`Judgement`], without the search's ownership (see below).
+pub fn judgement(
+    game: &Game,
+    config: &SearchConfig,
+    playouts: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Judgement {
     let board = game.board();
     if board.stone_count(Color::Black) + board.stone_count(Color::White) == 0 {
-        return Vec::new();
+        return Judgement::default();
     }
     let own = search_ownership(game, config, playouts, stop);
     // The board's reading first (a seki stays), then the sacrifices that kill, which it
@@ -90,7 +110,13 @@ pub fn dead_stones(
         dead.sort_unstable();
         dead.dedup();
     }
-    enclosed_dead(board, dead)
+    // No ownership for the count: Moggy playouts fill a seki's shared liberty often
+    // enough to give it to one side beyond the count's threshold (tests/seki.rs), so the
+    // empty points both colours reach stay nobody's under this judge.
+    Judgement {
+        dead: enclosed_dead(board, dead),
+        ownership: Vec::new(),
+    }
 }
 
 /// The dead stones of `game` by `model`'s ownership (the mean of its eight symmetries),
@@ -100,17 +126,19 @@ pub fn dead_stones(
 /// opponent's area dead ([`enclosed_dead`]). The network sees the position as if the
 /// passes that ended the game had not been made.
 pub fn net_dead_stones(game: &Game, model: &Model, stop: &(dyn Fn() -> bool + Sync)) -> Vec<Point> {
-    net_judgement(game, model, stop).0
+    net_judgement(game, model, stop).0.dead
 }
 
-/// [`net_dead_stones`], and whether the judgement saw all eight symmetries.
+/// [`net_dead_stones`] with the ownership they were judged from, and whether the
+/// judgement saw all eight symmetries.
 fn net_judgement(
     game: &Game,
     model: &Model,
     stop: &(dyn Fn() -> bool + Sync),
-) -> (Vec<Point>, bool) {
-    let (own, complete) = net_ownership(game, model, stop);
-    (net_dead(game.board(), &own), complete)
+) -> (Judgement, bool) {
+    let (ownership, complete) = net_ownership(game, model, stop);
+    let dead = net_dead(game.board(), &ownership);
+    (Judgement { dead, ownership }, complete)
 }
 
 /// Black's ownership of every point (by point index, in [-1, 1]) by `model`, the mean of
@@ -157,41 +185,42 @@ const NET_JUDGEMENT: usize = usize::MAX;
 /// `final_status_list` calls after it agree (and do not search again).
 #[derive(Debug, Default)]
 pub struct Judge {
-    last: Mutex<Option<(PositionKey, Vec<Point>)>>,
+    last: Mutex<Option<(PositionKey, Judgement)>>,
 }
 
 impl Judge {
-    /// [`net_dead_stones`] of `game`, from the kept judgement when it was made for this
-    /// position by the network; a judgement cut short by `stop` is not kept.
-    pub fn net_dead_stones(
+    /// The network's judgement of `game` ([`net_dead_stones`] and its ownership), the
+    /// kept one when it was made for this position by the network; a judgement cut short
+    /// by `stop` is not kept.
+    pub fn net_judgement(
         &self,
         game: &Game,
         model: &Model,
         stop: &(dyn Fn() -> bool + Sync),
-    ) -> Vec<Point> {
+    ) -> Judgement {
         let key = position_key(game, NET_JUDGEMENT);
-        if let Some(dead) = self.kept(&key) {
-            return dead;
+        if let Some(j) = self.kept(&key) {
+            return j;
         }
-        let (dead, complete) = net_judgement(game, model, stop);
+        let (j, complete) = net_judgement(game, model, stop);
         if complete {
-            self.keep(key, &dead);
+            self.keep(key, &j);
         }
-        dead
+        j
     }
 
-    /// [`dead_stones`] of `game`, from the kept judgement when it was made for this
-    /// position and playouts; a judgement cut short by `stop` is not kept.
-    pub fn dead_stones(
+    /// The judgement of `game` by a search ([`judgement`]), the kept one when it was made
+    /// for this position and playouts; a judgement cut short by `stop` is not kept.
+    pub fn judgement(
         &self,
         game: &Game,
         config: &SearchConfig,
         playouts: usize,
         stop: &(dyn Fn() -> bool + Sync),
-    ) -> Vec<Point> {
+    ) -> Judgement {
         let key = position_key(game, playouts);
-        if let Some(dead) = self.kept(&key) {
-            return dead;
+        if let Some(j) = self.kept(&key) {
+            return j;
         }
         let stopped = AtomicBool::new(false);
         let watch = || {
@@ -201,24 +230,24 @@ impl Judge {
             }
             s
         };
-        let dead = dead_stones(game, config, playouts, &watch);
+        let j = judgement(game, config, playouts, &watch);
         if !stopped.load(Ordering::Relaxed) {
-            self.keep(key, &dead);
+            self.keep(key, &j);
         }
-        dead
+        j
     }
 
     /// The kept judgement, when it was made for `key`.
-    fn kept(&self, key: &PositionKey) -> Option<Vec<Point>> {
+    fn kept(&self, key: &PositionKey) -> Option<Judgement> {
         let last = self.last.lock().ok()?;
         last.as_ref()
             .filter(|(k, _)| k == key)
-            .map(|(_, dead)| dead.clone())
+            .map(|(_, j)| j.clone())
     }
 
-    fn keep(&self, key: PositionKey, dead: &[Point]) {
+    fn keep(&self, key: PositionKey, j: &Judgement) {
         if let Ok(mut last) = self.last.lock() {
-            *last = Some((key, dead.to_vec()));
+            *last = Some((key, j.clone()));
         }
     }
 }

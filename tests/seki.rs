@@ -149,3 +149,58 @@ fn the_fixture_networks_judge_counts_the_finished_seki_positions_as_katago() {
     let bad = disagreements(&finished, &["--model", &model, "--threads", "1"]);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// KataGo's 7x7 area-scoring position (`tests/data/area_scoring_seki_7x7.sgf`: Black
+/// B7-G6 in seki with White D7-F7, komi 0.5) and seven moves after it, with GNU Go 3.8's
+/// `final_score` (`--chinese-rules`) of each of the eight positions. In the first two,
+/// E3 F3 G3 F4 G4 (inside Black's living group, touching White's wall) are Black's by
+/// the judgement's ownership, as GNU Go and KataGo count them (W+1.5), not nobody's.
+const SEVEN_BY_SEVEN_MOVES: [&str; 7] = ["b F4", "w G4", "b G3", "w F3", "b E3", "w A4", "b G1"];
+const SEVEN_BY_SEVEN_GNUGO: [&str; 8] = [
+    "W+1.5", "W+1.5", "B+3.5", "B+3.5", "B+3.5", "B+3.5", "B+3.5", "B+3.5",
+];
+
+/// `final_score` of the 7x7 position and after each of its seven moves, by an engine
+/// with `args`. The file is part of the repository: its absence fails.
+fn seven_by_seven_scores(args: &[&str]) -> Vec<String> {
+    let sgf = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/area_scoring_seki_7x7.sgf"
+    );
+    assert!(Path::new(sgf).is_file(), "{sgf} is missing");
+    let mut input = format!("loadsgf {sgf}\nkomi 0.5\nfinal_score\n");
+    for m in SEVEN_BY_SEVEN_MOVES {
+        input += &format!("play {m}\nfinal_score\n");
+    }
+    let (out, err) = run_once(args, &input);
+    let scores: Vec<String> = out
+        .split("\n\n")
+        .filter_map(|a| a.strip_prefix('='))
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .map(str::to_string)
+        .collect();
+    assert_eq!(scores.len(), 8, "{out}\n{err}");
+    scores
+}
+
+/// The playout judge counts the empty points both colours reach to nobody (its playouts'
+/// ownership would give a seki's shared liberty away), and judges the dead stones as GNU
+/// Go does from W F3 on: there it counts as GNU Go. Before that it keeps B4 A2 B1 (its
+/// search sees a seki) or B4 (in atari) on the board, and counts E3 F3 to nobody.
+#[test]
+fn the_playout_judge_counts_the_7x7_seki_position_as_gnugo_once_settled() {
+    let got = seven_by_seven_scores(&["--model", "none", "--threads", "1"]);
+    assert_eq!(got[4..], SEVEN_BY_SEVEN_GNUGO[4..], "{got:?}");
+}
+
+#[test]
+fn the_network_judge_counts_the_7x7_seki_position_as_gnugo() {
+    let Some(model) = tengen::nn::default_model_path().filter(|p| p.is_file()) else {
+        eprintln!("skipped: no network to play with (scripts/fetch-model.sh installs it)");
+        return;
+    };
+    let model = model.to_string_lossy().into_owned();
+    let got = seven_by_seven_scores(&["--model", &model, "--threads", "1"]);
+    assert_eq!(got, SEVEN_BY_SEVEN_GNUGO);
+}

@@ -362,8 +362,10 @@ fn final_score_uses_the_network_dead_stones_of_a_finished_game() {
 /// (or to the opponent): Black's wall D1-D9 and White's wall F1-F9, White's stone B5 in
 /// Black's side and Black's stone H5 in White's; whichever of the two the network gives
 /// away is dead (the other side's is out in open ground, and stays), and the count is
-/// exact: B+21 with B5 off (Black 9 + 27 + 1, White 9), W+35 with H5 off (White 9 + 27 +
-/// 1, Black 9; komi 7).
+/// exact, the empty points both colours reach (column E, and the side of the lone stone
+/// that stays) counted to the colour the network gives them: B+56 with B5 off (Black 9 +
+/// 27 + 1 + 9 + 26, White 9), W+70 with H5 off (White 9 + 27 + 1 + 9 + 26, Black 9; komi
+/// 7).
 #[test]
 fn final_score_counts_with_the_dead_stones_the_network_gives() {
     let walls: Vec<String> = (1..=9)
@@ -372,8 +374,8 @@ fn final_score_counts_with_the_dead_stones_the_network_gives() {
     let walls: Vec<&str> = walls.iter().map(String::as_str).collect();
     let black_to_move = [&walls[..], &["b H5", "w B5"]].concat();
     let white_to_move = [&walls[..], &["b pass", "w B5", "b H5"]].concat();
-    let b5 = ("B+21", "B5");
-    let h5 = ("W+35", "H5");
+    let b5 = ("B+56", "B5");
+    let h5 = ("W+70", "H5");
     for (owner, mover_owns) in [(5.0, true), (-5.0, false)] {
         let net = Net::tiny(Spec {
             owner,
