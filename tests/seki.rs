@@ -197,11 +197,17 @@ fn the_playout_judge_counts_the_7x7_seki_position_as_gnugo_once_settled() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tengen_network),
+    ignore = "needs the network scripts/fetch-model.sh fetches"
+)]
 fn the_network_judge_counts_the_7x7_seki_position_as_gnugo() {
-    let Some(model) = tengen::nn::default_model_path().filter(|p| p.is_file()) else {
-        eprintln!("skipped: no network to play with (scripts/fetch-model.sh installs it)");
-        return;
-    };
+    let model = tengen::nn::default_model_path().expect("a home folder");
+    assert!(
+        model.is_file(),
+        "{} is absent (scripts/fetch-model.sh)",
+        model.display()
+    );
     let model = model.to_string_lossy().into_owned();
     let got = seven_by_seven_scores(&["--model", &model, "--threads", "1"]);
     assert_eq!(got, SEVEN_BY_SEVEN_GNUGO);
