@@ -203,12 +203,12 @@ fn malformed_genmove_and_resign_lose() {
 
 #[test]
 fn flag_falls_under_absolute_time() {
-    // 2 s for the game, 0.2 s grace: B's moves of 1.5 s fall on the second.
+    // 1 s for the game, 0.2 s grace: B's moves of 0.8 s fall on the second.
     let run = scripted(
         "absolute",
         "--pass-after 10",
-        "--pass-after 10 --sleep 1.5",
-        &["--games", "1", "--time", "absolute 2", "--grace", "0.2"],
+        "--pass-after 10 --sleep 0.8",
+        &["--games", "1", "--time", "absolute 1", "--grace", "0.2"],
     );
     assert_eq!(run.col("reason"), ["time"]);
     assert_eq!(run.col("result"), ["B+T"]);
@@ -218,8 +218,8 @@ fn flag_falls_under_absolute_time() {
 
 #[test]
 fn flag_falls_under_byoyomi() {
-    // One period of 2 s: B's 1.2 s moves keep it, its 3 s move overruns it. A is told its
-    // clock with kgs-time_settings and time_left (checked in its log).
+    // One period of 1 s: B's 0.6 s moves keep it, its 1.6 s move overruns it. A is told
+    // its clock with kgs-time_settings and time_left (checked in its log).
     let f = fake();
     let dir = out_dir("byoyomi");
     std::fs::create_dir_all(&dir).unwrap();
@@ -227,15 +227,15 @@ fn flag_falls_under_byoyomi() {
     let run = run_match(
         &dir,
         &format!("{f} --pass-after 10 --log {}", log.display()),
-        &format!("{f} --pass-after 10 --sleep 1.2 --sleep-at 3:3"),
-        &["--games", "1", "--time", "byoyomi 0 2 1", "--grace", "0.2"],
+        &format!("{f} --pass-after 10 --sleep 0.6 --sleep-at 3:1.6"),
+        &["--games", "1", "--time", "byoyomi 0 1 1", "--grace", "0.2"],
     );
     assert_eq!(run.col("reason"), ["time"]);
     assert_eq!(run.col("winner"), ["A"]);
     assert_eq!(run.col("moves"), ["5"]);
     let log = std::fs::read_to_string(&log).unwrap();
-    assert!(log.contains("kgs-time_settings byoyomi 0 2 1"), "{log}");
-    assert!(log.contains("time_left black 2 1"), "{log}");
+    assert!(log.contains("kgs-time_settings byoyomi 0 1 1"), "{log}");
+    assert!(log.contains("time_left black 1 1"), "{log}");
 }
 
 #[test]
