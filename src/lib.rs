@@ -13,27 +13,9 @@
 //! plot, train, the analysis engine, the fuzz targets) use the library, which never uses
 //! them. ARCHITECTURE.md says which file owns what.
 //!
-//! ```
-//! use tengen::{Game, Move, Rules, Color, IllegalMove};
-//!
-//! let mut game = Game::new(9, Rules::chinese()).unwrap();
-//! let b = game.board();
-//! let (a1, b1, a2) = (b.point(0, 0).unwrap(), b.point(1, 0).unwrap(), b.point(0, 1).unwrap());
-//! game.play(Color::Black, Move::Place(a1)).unwrap();
-//! game.play(Color::White, Move::Place(b1)).unwrap();
-//! game.play(Color::Black, Move::Pass).unwrap();
-//! game.play(Color::White, Move::Place(a2)).unwrap(); // captures A1
-//! assert_eq!(game.board().captures(Color::White), 1);
-//! // A1 is now White's eye: Black may not play there.
-//! assert_eq!(game.check(Color::Black, Move::Place(a1)), Err(IllegalMove::Suicide));
-//! game.play(Color::Black, Move::Pass).unwrap();
-//! game.play(Color::White, Move::Pass).unwrap();
-//! assert!(game.is_over());
-//! // White owns the whole board by area; komi 7.5 on top.
-//! assert_eq!(game.score(&[]).result_string(), "W+88.5");
-//! assert!(game.undo());
-//! assert!(!game.is_over());
-//! ```
+//! The rules API in a few lines: the test `crate_example` at the end of this file (a unit
+//! test rather than a doc test, which would cost a fresh clone's `cargo test` a build of
+//! its own).
 
 pub mod board;
 pub mod cli;
@@ -62,3 +44,37 @@ pub use board::{Board, Cell, Color, IllegalMove, Move, Point, MAX_SIZE};
 pub use game::{Game, SetupError};
 pub use rules::{KoRule, Rules};
 pub use score::Score;
+
+#[cfg(test)]
+mod tests {
+    use crate::{Color, Game, IllegalMove, Move, Rules};
+
+    /// A capture, suicide refused, two passes ending the game, the area count, undo.
+    #[test]
+    fn crate_example() {
+        let mut game = Game::new(9, Rules::chinese()).unwrap();
+        let b = game.board();
+        let (a1, b1, a2) = (
+            b.point(0, 0).unwrap(),
+            b.point(1, 0).unwrap(),
+            b.point(0, 1).unwrap(),
+        );
+        game.play(Color::Black, Move::Place(a1)).unwrap();
+        game.play(Color::White, Move::Place(b1)).unwrap();
+        game.play(Color::Black, Move::Pass).unwrap();
+        game.play(Color::White, Move::Place(a2)).unwrap(); // captures A1
+        assert_eq!(game.board().captures(Color::White), 1);
+        // A1 is now White's eye: Black may not play there.
+        assert_eq!(
+            game.check(Color::Black, Move::Place(a1)),
+            Err(IllegalMove::Suicide)
+        );
+        game.play(Color::Black, Move::Pass).unwrap();
+        game.play(Color::White, Move::Pass).unwrap();
+        assert!(game.is_over());
+        // White owns the whole board by area; komi 7.5 on top.
+        assert_eq!(game.score(&[]).result_string(), "W+88.5");
+        assert!(game.undo());
+        assert!(!game.is_over());
+    }
+}
