@@ -72,7 +72,24 @@ pub fn read_alive(board: &Board, own: &[f32], mut dead: Vec<Point>) -> Vec<Point
             .copied()
             .filter(|q| group[q.index()] == g)
             .collect();
-        let vouched = vouch(&certain, own, color);
+        let vouched = |b: &Board, head: Point, outside: usize| {
+            let Some(c) = b.get(head) else { return false };
+            if certain[head.index()] == Some(c) {
+                return true;
+            }
+            let chain = b.chain(head);
+            let sign = if c == Color::Black { 1.0 } else { -1.0 };
+            let belief = chain
+                .iter()
+                .map(|q| own.get(q.index()).copied().unwrap_or(0.0) * sign)
+                .sum::<f32>()
+                / chain.len().max(1) as f32;
+            if c == color {
+                outside >= 4 && belief >= 0.8
+            } else {
+                outside >= 3 && belief >= 0.5
+            }
+        };
         if let Some(reading) = crate::life::read(board, &members, &vouched) {
             if !reading.alive.is_empty() {
                 crate::log!(
@@ -86,97 +103,6 @@ pub fn read_alive(board: &Board, own: &[f32], mut dead: Vec<Point>) -> Vec<Point
         }
     }
     dead.retain(|p| !alive.contains(p));
-    dead
-}
-
-/// The reading's word on a chain next to a fight of `color`'s group: it cannot be
-/// captured when Benson's pass-alive (`certain`), or believed alive by `own` (Black's
-/// ownership by point index) with liberties to spare outside the fight (four for the
-/// group's own colour at 0.8, three for the opponent's at 0.5).
-fn vouch<'a>(
-    certain: &'a [Option<Color>],
-    own: &'a [f32],
-    color: Color,
-) -> impl Fn(&Board, Point, usize) -> bool + 'a {
-    move |b: &Board, head: Point, outside: usize| {
-        let Some(c) = b.get(head) else { return false };
-        if certain[head.index()] == Some(c) {
-            return true;
-        }
-        let chain = b.chain(head);
-        let sign = if c == Color::Black { 1.0 } else { -1.0 };
-        let belief = chain
-            .iter()
-            .map(|q| own.get(q.index()).copied().unwrap_or(0.0) * sign)
-            .sum::<f32>()
-            / chain.len().max(1) as f32;
-        if c == color {
-            outside >= 4 && belief >= 0.8
-        } else {
-            outside >= 3 && belief >= 0.5
-        }
-    }
-}
-
-/// `dead` with the stones that the board reads dead added: each group not judged dead
-/// and not pass-alive (chains of one colour joined by shared liberties) whose fight is
-/// small enough, played out exactly ([`crate::life::read`]) with its owner moving first
-/// and the chains around it vouched for as [`read_alive`] does, that loses every stone.
-/// Playouts leave a stone in atari that its owner cannot save on the board when taking
-/// it gains the opponent nothing in their random endings (KataGo's 7x7 probe after
-/// B G3: B4). Sorted.
-pub fn read_dead(board: &Board, own: &[f32], mut dead: Vec<Point>) -> Vec<Point> {
-    let certain = crate::board::benson::pass_alive(board, false);
-    let group = groups(board);
-    let mut done = vec![false; NUM_CELLS];
-    for &p in &dead {
-        if let Some(&g) = group.get(p.index()).filter(|&&g| g != usize::MAX) {
-            done[g] = true;
-        }
-    }
-    let mut found: Vec<Point> = Vec::new();
-    for p in board.points() {
-        let g = group[p.index()];
-        if g == usize::MAX || done[g] {
-            continue;
-        }
-        done[g] = true;
-        let Some(color) = board.get(p) else { continue };
-        if certain[p.index()] == Some(color) {
-            continue;
-        }
-        let members: Vec<Point> = board.points().filter(|q| group[q.index()] == g).collect();
-        let vouched = vouch(&certain, own, color);
-        if let Some(reading) = crate::life::read(board, &members, &vouched) {
-            // A chain of the opponent's touching the group with liberties outside the
-            // fight, not vouched for: the group may take it there (a capturing race
-            // the reading of the group's own space does not see).
-            let safe = |head: Point| {
-                let outside = board
-                    .liberties(head)
-                    .iter()
-                    .filter(|l| reading.region.binary_search(l).is_err())
-                    .count();
-                outside == 0 || vouched(board, head, outside)
-            };
-            let surrounded = members.iter().all(|&m| {
-                m.neighbors().iter().all(|&n| {
-                    board.get(n) != Some(color.opponent()) || board.chain_id(n).is_some_and(safe)
-                })
-            });
-            if surrounded && !reading.dead.is_empty() {
-                crate::log!(
-                    2,
-                    "dead stones: the board reads {} dead whoever moves first",
-                    vertices(&reading.dead)
-                );
-                found.extend(reading.dead);
-            }
-        }
-    }
-    dead.extend(found);
-    dead.sort_unstable();
-    dead.dedup();
     dead
 }
 
@@ -285,35 +211,4 @@ pub fn enclosed_dead(board: &Board, mut dead: Vec<Point>) -> Vec<Point> {
     });
     dead.sort_unstable();
     dead
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn at(board: &Board, v: &str) -> Point {
-        let col = "ABCDEFGHJKLMNOPQRST".find(&v[..1]).unwrap();
-        let row: usize = v[1..].parse().unwrap();
-        board.point(col, row - 1).unwrap()
-    }
-
-    #[test]
-    fn a_stone_its_owner_cannot_save_is_read_dead_whatever_the_belief() {
-        // KataGo's 7x7 probe after B F4, W G4, B G3: B4 is in atari, White takes it at
-        // A4 whoever moves first (and then cannot approach A2 B1: a seki).
-        let b = Board::from_rows(&[
-            "OX.OOO.", "OXXXXXX", "OOOOOOO", ".XOXXXO", "OOOX..X", "X.OXXXX", ".XOX...",
-        ])
-        .unwrap();
-        // Believed alive, as Moggy playouts leave it (White's chains White's).
-        let mut own = vec![0f32; NUM_CELLS];
-        for p in b.points() {
-            own[p.index()] = match b.get(p) {
-                Some(Color::Black) => 0.9,
-                Some(Color::White) => -0.9,
-                None => 0.0,
-            };
-        }
-        assert_eq!(read_dead(&b, &own, Vec::new()), vec![at(&b, "B4")]);
-    }
 }

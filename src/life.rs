@@ -27,9 +27,6 @@ pub struct Reading {
     pub alive: Vec<Point>,
     /// The group's stones when all are taken off even with its owner moving first: dead.
     pub dead: Vec<Point>,
-    /// The empty points read (sorted): a chain next to the group with a liberty
-    /// elsewhere that was not vouched for may yet be taken outside the fight.
-    pub region: Vec<Point>,
 }
 
 /// Reads the fight of `group` (stones of one colour; chains joined by shared liberties).
@@ -99,8 +96,6 @@ pub fn read(
     let Fight { region, weak, .. } = fight;
     // The points play can change: the empty ones and the stones of the chains read.
     let mut points = region.clone();
-    let mut region = region;
-    region.sort_unstable();
     for &h in &weak {
         points.extend(board.chain(h));
     }
@@ -132,7 +127,6 @@ pub fn read(
         } else {
             Vec::new()
         },
-        region,
     })
 }
 
@@ -382,9 +376,13 @@ mod tests {
         .unwrap();
         let spare = |_: &Board, _: Point, outside: usize| outside >= 3;
         let r = read(&b, &[at(&b, "A2"), at(&b, "B1")], &spare);
-        let r = r.unwrap();
-        assert_eq!(r.alive, vec![at(&b, "B1"), at(&b, "A2")]);
-        assert!(r.dead.is_empty());
+        assert_eq!(
+            r,
+            Some(Reading {
+                alive: vec![at(&b, "B1"), at(&b, "A2")],
+                dead: vec![]
+            })
+        );
     }
 
     /// KataGo's 7x7 rules probe (derived/katago_positions/area_scoring_seki_7x7.sgf).

@@ -8,8 +8,7 @@ use std::sync::Mutex;
 
 use crate::board::{Board, Color, Point, NUM_CELLS};
 use crate::dead::{
-    black_ownership, dead_from_ownership, enclosed_dead, net_dead, read_alive, read_dead,
-    without_final_passes,
+    black_ownership, dead_from_ownership, enclosed_dead, net_dead, read_alive, without_final_passes,
 };
 use crate::game::Game;
 use crate::nn::eval::{Evaluator, Request};
@@ -35,10 +34,10 @@ pub enum Status {
     Seki,
 }
 
-/// A judgement of a position: its dead stones (sorted) and the ownership they were judged
-/// from (Black's, by point index, in [-1, 1]: the network's, or the playout search's
-/// with seki liberties and dame set to 0), which the count asks of the empty points both
-/// colours reach ([`crate::score::area_owned`]).
+/// A judgement of a position: its dead stones (sorted) and the network's ownership they
+/// were judged from (Black's, by point index, in [-1, 1]; empty for the playout judge),
+/// which the count asks of the empty points both colours reach
+/// ([`crate::score::area_owned`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Judgement {
     pub dead: Vec<Point>,
@@ -72,9 +71,8 @@ pub fn position_key(game: &Game, playouts: usize) -> PositionKey {
 /// average beyond [`DEAD_THRESHOLD`]. Stones of a seki end up nobody's (ownership near
 /// 0) and stay on the board; the count then gives their shared liberties to nobody.
 /// Chains that a sacrifice kills ([`killed_by_sacrifice`]) are dead, their killers not;
-/// only stones inside the opponent's area stay dead ([`enclosed_dead`]), none that the
-/// board reads alive ([`read_alive`]: a seki), and those it reads dead whoever moves
-/// first are ([`read_dead`]: a stone in atari the playouts leave).
+/// only stones inside the opponent's area stay dead ([`enclosed_dead`]), and none that
+/// the board reads alive ([`read_alive`]: a seki).
 pub fn dead_stones(
     game: &Game,
     config: &SearchConfig,
@@ -84,8 +82,7 @@ pub fn dead_stones(
     judgement(game, config, playouts, stop).dead
 }
 
-/// [`dead_stones`] as a [`Judgement`], with the search's ownership outside seki and dame
-/// ([`outside_seki`]).
+/// [`dead_stones`] as a [`Judgement`], without the search's ownership (see below).
 pub fn judgement(
     game: &Game,
     config: &SearchConfig,
@@ -113,73 +110,13 @@ pub fn judgement(
         dead.sort_unstable();
         dead.dedup();
     }
-    // The stones read dead join only when they leave every other dead stone enclosed.
-    let before = enclosed_dead(board, dead.clone());
-    let with_read = enclosed_dead(board, read_dead(board, &own, dead));
-    let dead = if before.iter().all(|p| with_read.binary_search(p).is_ok()) {
-        with_read
-    } else {
-        before
-    };
-    let ownership = outside_seki(board, &dead, &own);
-    Judgement { dead, ownership }
-}
-
-/// `own` (Black's ownership by point index) for the count, with 0 on every empty region
-/// (the dead stones' points included) that holds a point the colour the playouts give it
-/// cannot fill without going into atari, or that has no point away from that colour's
-/// opponent: a seki's shared liberty, which Moggy playouts fill often enough to give it
-/// to one side beyond the count's threshold (tests/seki.rs), and dame between two living
-/// groups, which the search fills for one side, stay nobody's. A region its owner can
-/// fill safely with a point the opponent's stones do not touch is the inside of a living
-/// group that the opponent's wall still touches: the owner's, as GNU Go and KataGo count
-/// it.
-fn outside_seki(board: &Board, dead: &[Point], own: &[f32]) -> Vec<f32> {
-    let (_, size) = crate::score::regions(board, dead);
-    let mut out = own.to_vec();
-    out.resize(NUM_CELLS, 0.0);
-    let mut seen = vec![false; NUM_CELLS];
-    let mut region = Vec::new();
-    for p in board.points() {
-        if seen[p.index()] || size[p.index()] == 0 {
-            continue;
-        }
-        region.clear();
-        region.push(p);
-        seen[p.index()] = true;
-        let mut k = 0;
-        while k < region.len() {
-            for n in region[k].neighbors() {
-                if board.on_board(n) && !seen[n.index()] && size[n.index()] > 0 {
-                    seen[n.index()] = true;
-                    region.push(n);
-                }
-            }
-            k += 1;
-        }
-        let owner = |q: Point| {
-            if out[q.index()] > 0.0 {
-                Color::Black
-            } else {
-                Color::White
-            }
-        };
-        let shared = region
-            .iter()
-            .any(|&q| board.get(q).is_none() && board.liberties_after(owner(q), q, 2) < 2);
-        let inside = region.iter().any(|&q| {
-            board.get(q).is_none()
-                && q.neighbors()
-                    .iter()
-                    .all(|&n| size[n.index()] > 0 || board.get(n) != Some(owner(q).opponent()))
-        });
-        if shared || !inside {
-            for &q in &region {
-                out[q.index()] = 0.0;
-            }
-        }
+    // No ownership for the count: Moggy playouts fill a seki's shared liberty often
+    // enough to give it to one side beyond the count's threshold (tests/seki.rs), so the
+    // empty points both colours reach stay nobody's under this judge.
+    Judgement {
+        dead: enclosed_dead(board, dead),
+        ownership: Vec::new(),
     }
-    out
 }
 
 /// The dead stones of `game` by `model`'s ownership (the mean of its eight symmetries),
@@ -488,31 +425,6 @@ pub fn killed_by_sacrifice(board: &Board) -> Vec<(Vec<Point>, Vec<Point>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_ownership_counts_regions_their_owner_can_fill_not_a_sekis_shared_liberties() {
-        // KataGo's 7x7 probe after B F4, W G4: E3 F3 G3 touch White's G4, but Black fills
-        // them safely; C7 and G7 are the shared liberties of the top seki.
-        let b = Board::from_rows(&[
-            "OX.OOO.", "OXXXXXX", "OOOOOOO", ".XOXXXO", "OOOX...", "X.OXXXX", ".XOX...",
-        ])
-        .unwrap();
-        let p = |v: &str| {
-            let col = "ABCDEFG".find(&v[..1]).unwrap();
-            b.point(col, v[1..].parse::<usize>().unwrap() - 1).unwrap()
-        };
-        let mut own = vec![0f32; NUM_CELLS];
-        for v in ["E3", "F3", "G3", "C7", "G7"] {
-            own[p(v).index()] = 0.9;
-        }
-        let out = outside_seki(&b, &[], &own);
-        for v in ["E3", "F3", "G3"] {
-            assert_eq!(out[p(v).index()], 0.9, "{v}");
-        }
-        for v in ["C7", "G7"] {
-            assert_eq!(out[p(v).index()], 0.0, "{v}");
-        }
-    }
 
     #[test]
     fn only_stones_inside_the_opponents_area_are_dead() {
