@@ -28,6 +28,18 @@ fn corpora() -> PathBuf {
     dir
 }
 
+/// The network `scripts/fetch-model.sh` fetches, as an argument: its tests are marked
+/// ignored where build.rs did not find it; run anyway, they fail here.
+fn network() -> String {
+    let model = tengen::nn::default_model_path().expect("a home folder");
+    assert!(
+        model.is_file(),
+        "{} is absent (scripts/fetch-model.sh)",
+        model.display()
+    );
+    model.to_string_lossy().into_owned()
+}
+
 fn rows() -> Vec<Row> {
     let text = include_str!("data/seki_positions.tsv");
     text.lines()
@@ -122,13 +134,7 @@ fn the_playout_judge_counts_every_seki_position_as_katago() {
 fn the_network_judge_counts_every_seki_position_as_katago() {
     let rows = rows();
     let all: Vec<&Row> = rows.iter().collect();
-    let model = tengen::nn::default_model_path().expect("a home folder");
-    assert!(
-        model.is_file(),
-        "{} is absent (scripts/fetch-model.sh)",
-        model.display()
-    );
-    let model = model.to_string_lossy().into_owned();
+    let model = network();
     let bad = disagreements(&all, &["--model", &model, "--threads", "1"]);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
@@ -200,13 +206,7 @@ fn the_playout_judge_counts_the_7x7_seki_position_as_gnugo_once_settled() {
     ignore = "needs the network scripts/fetch-model.sh fetches"
 )]
 fn the_network_judge_counts_the_7x7_seki_position_as_gnugo() {
-    let model = tengen::nn::default_model_path().expect("a home folder");
-    assert!(
-        model.is_file(),
-        "{} is absent (scripts/fetch-model.sh)",
-        model.display()
-    );
-    let model = model.to_string_lossy().into_owned();
+    let model = network();
     let got = seven_by_seven_scores(&["--model", &model, "--threads", "1"]);
     assert_eq!(got, SEVEN_BY_SEVEN_GNUGO);
 }
