@@ -320,3 +320,66 @@ fn the_readers_see_what_they_should() {
     g.get_mut("b").unwrap().clear();
     assert!(find_cycle(&g).is_none());
 }
+
+/// The files ARCHITECTURE.md's map ("Which file owns what") names, as paths under `src/`:
+/// each row is a name at the start of a line (`main.rs`, `board/`, `engine/player.rs`)
+/// indented two spaces a level under the folder rows above it; the rows' continuation
+/// lines are indented past the names' column.
+fn architecture_map() -> BTreeSet<String> {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
+            .unwrap();
+    let section = text
+        .split("## Which file owns what")
+        .nth(1)
+        .expect("the map's heading");
+    let block = section.split("```").nth(1).expect("the map's code block");
+    let mut folders: Vec<(usize, String)> = Vec::new();
+    let mut files = BTreeSet::new();
+    for line in block.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let Some(name) = line.split_whitespace().next() else {
+            continue;
+        };
+        if indent >= 20 || !(name.ends_with(".rs") || name.ends_with('/')) {
+            continue;
+        }
+        while folders.last().is_some_and(|(i, _)| *i >= indent) {
+            folders.pop();
+        }
+        let parent = folders.last().map_or("", |(_, p)| p.as_str());
+        let path = format!("{parent}{name}");
+        if name.ends_with('/') {
+            folders.push((indent, if path == "src/" { String::new() } else { path }));
+        } else {
+            files.insert(path);
+        }
+    }
+    files
+}
+
+/// Every file under `src/` has its row in ARCHITECTURE.md's map, and every row names a
+/// file that exists: a new file is placed in the house's plan, a deleted one leaves it.
+#[test]
+fn every_source_file_has_its_row_in_architecture_md() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut paths = Vec::new();
+    rust_files(&root, &mut paths);
+    let have: BTreeSet<String> = paths
+        .iter()
+        .map(|p| {
+            p.strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let map = architecture_map();
+    assert!(map.len() > 50, "the map read {} rows: {map:?}", map.len());
+    let missing: Vec<&String> = have.difference(&map).collect();
+    let stale: Vec<&String> = map.difference(&have).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "without a row in ARCHITECTURE.md: {missing:?}; rows of no file: {stale:?}"
+    );
+}
