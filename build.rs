@@ -19,6 +19,11 @@
 
 use std::path::{Path, PathBuf};
 
+// The CPU probe the kernels use (std only), so that the tests' CPU cfgs are its answers.
+#[allow(dead_code)]
+#[path = "src/nn/cpu.rs"]
+mod cpu;
+
 fn main() {
     for var in [
         "TENGEN_TEST_ALL",
@@ -30,6 +35,7 @@ fn main() {
         println!("cargo::rerun-if-env-changed={var}");
     }
     println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-changed=src/nn/cpu.rs");
     let all = std::env::var("TENGEN_TEST_ALL").is_ok_and(|v| v == "1");
     let crate_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     let shared = crate_dir.join("../shared");
@@ -66,30 +72,10 @@ fn main() {
         all || network.as_deref().is_some_and(found),
     );
 
-    let (avx2, avx512, bf16, vnni) = cpu();
-    cfg("tengen_avx2", avx2);
-    cfg("tengen_avx512", avx512);
-    cfg("tengen_avx512bf16", avx512 && bf16);
-    cfg("tengen_avx512vnni", avx512 && vnni);
-}
-
-/// AVX2 (with FMA), AVX-512 (F, VL, BW), AVX512-BF16 and AVX512-VNNI on the machine that
-/// builds (and runs) the tests.
-fn cpu() -> (bool, bool, bool, bool) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
-        let avx512 = avx2
-            && is_x86_feature_detected!("avx512f")
-            && is_x86_feature_detected!("avx512vl")
-            && is_x86_feature_detected!("avx512bw");
-        (
-            avx2,
-            avx512,
-            is_x86_feature_detected!("avx512bf16"),
-            is_x86_feature_detected!("avx512vnni"),
-        )
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    (false, false, false, false)
+    // The crate's own probe, on the machine that builds (and runs) the tests.
+    let cpu = cpu::Features::detected();
+    cfg("tengen_avx2", cpu.avx2);
+    cfg("tengen_avx512", cpu.avx512);
+    cfg("tengen_avx512bf16", cpu.avx512bf16);
+    cfg("tengen_avx512vnni", cpu.avx512vnni);
 }

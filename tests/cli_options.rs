@@ -355,7 +355,7 @@ fn bench_nn_reports_what_it_was_given() {
                 net.name(),
                 auto.name(),
                 tengen::nn::kernels(auto, size * size),
-                tengen::nn::cpu::features().describe().replace(' ', "")
+                tengen::nn::cpu::features().word()
             )),
             "{line}"
         );

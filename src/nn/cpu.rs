@@ -93,6 +93,12 @@ impl Features {
         }
         s
     }
+
+    /// [`describe`](Self::describe) as one word, for `bench`'s `key=value` fields:
+    /// `avx2(TENGEN_CPU=avx2)`.
+    pub fn word(self) -> String {
+        self.describe().replace(' ', "")
+    }
 }
 
 /// What the kernels use here: the CPU's features under `TENGEN_CPU`, read once. An unknown
