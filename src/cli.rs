@@ -694,7 +694,7 @@ pub fn pick_network(
 pub fn load_network(path: &std::path::Path) -> Result<(Network, String), String> {
     let start = std::time::Instant::now();
     let model = Model::load(path).map_err(|e| e.to_string())?;
-    Forward::new(&model).map_err(|e| format!("{}: {e}", path.display()))?;
+    Forward::new(&model, crate::nn::Kind::Fp32).map_err(|e| format!("{}: {e}", path.display()))?;
     let what = format!(
         "network {} (model version {}, {} blocks, {} channels, {:.1}M parameters) from {}, loaded in {:.2} s",
         model.name,
@@ -721,14 +721,9 @@ pub fn start_line(what: &str, network: bool, settings: &Settings) -> String {
     if !network {
         return format!("tengen {version}: {what}; {threads}");
     }
-    let kind = settings.precision.kind();
-    format!(
-        "tengen {version}: {what}; precision {} (precision={}), kernels {} on {}; {threads}",
-        kind.name(),
-        settings.precision.name(),
-        crate::nn::kernels(kind, 19 * 19),
-        crate::nn::cpu::features().describe(),
-    )
+    // The plan the engine's service resolves from the same precision.
+    let plan = crate::nn::Plan::resolve(settings.precision);
+    format!("tengen {version}: {what}; {}; {threads}", plan.describe())
 }
 
 #[cfg(test)]

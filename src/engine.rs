@@ -12,14 +12,14 @@ mod settings;
 pub use player::{Player, PlayerKind, RandomPlayer};
 pub use settings::{Network, Settings};
 
-use std::sync::Mutex;
+use std::sync::Arc;
 
 use crate::board::{Color, IllegalMove, Move, Point};
 use crate::game::{Game, SetupError};
 use crate::nn::cache::CacheStats;
 use crate::nn::features::InputRules;
 use crate::nn::forward::ForwardError;
-use crate::nn::{CacheKeys, EvalCache, Evaluation, Evaluator, Request};
+use crate::nn::{CacheKeys, Evaluation, Request, Service};
 use crate::rules::Rules;
 use crate::score::Score;
 use crate::search::{Analysis, Limits, Reporter, Search};
@@ -102,12 +102,10 @@ pub struct Engine {
     judge: status::Judge,
     /// The last analysis for a move's time and the position it was for.
     kept_analysis: Option<(status::PositionKey, Analysis)>,
-    /// The network's evaluations of recent positions (`raw_nn`).
-    nn_cache: Mutex<EvalCache>,
+    /// The network's evaluation service (from `settings.network` and
+    /// `settings.precision`): the search's, the dead-stone judgement's and `raw_nn`'s.
+    service: Option<Arc<Service>>,
 }
-
-/// Entries of the engine's evaluation cache: about 3.3 MB of evaluations on 19x19.
-const NN_CACHE_ENTRIES: usize = 1024;
 
 /// Why the network cannot evaluate.
 #[derive(Debug, thiserror::Error)]
@@ -137,7 +135,7 @@ impl Engine {
             ponder_at: None,
             judge: status::Judge::default(),
             kept_analysis: None,
-            nn_cache: Mutex::new(EvalCache::new(NN_CACHE_ENTRIES)),
+            service: None,
         };
         engine.set_network(network);
         engine
@@ -157,16 +155,11 @@ impl Engine {
         symmetries: &[usize],
         optimism: f32,
     ) -> Result<Vec<Evaluation>, NetworkError> {
-        let network = self
-            .settings
-            .network
-            .as_ref()
-            .ok_or(NetworkError::NoNetwork)?;
+        let service = self.service.as_ref().ok_or(NetworkError::NoNetwork)?;
         if let Some(&s) = symmetries.iter().find(|&&s| s >= 8) {
             return Err(NetworkError::BadSymmetry(s));
         }
-        let mut evaluator =
-            Evaluator::new(&network.0)?.with_cache(&self.nn_cache, CacheKeys::PerSymmetry);
+        let mut evaluator = service.evaluator(CacheKeys::PerSymmetry);
         let rules = InputRules::katago_gtp(self.game.rules());
         Ok(symmetries
             .iter()
@@ -174,27 +167,29 @@ impl Engine {
             .collect())
     }
 
-    /// Sets the network `raw_nn` evaluates with and the search plays with (dropping the
-    /// cached evaluations of the previous one).
+    /// Sets the network `raw_nn` evaluates with, the search plays with and the dead
+    /// stones are judged by: one evaluation service in the settings' precision, its cache
+    /// a share of the search's memory bound (the previous network's service, with its
+    /// cached evaluations, goes).
     pub fn set_network(&mut self, network: Option<Network>) {
-        if let Some(net) = &network {
-            // The knob refuses bf16 where the CPU lacks it, so this takes effect.
-            net.0.kind.set(self.settings.precision.kind());
-        }
-        self.player.set_net(network.as_ref().map(|n| n.0.clone()));
+        self.service = network
+            .as_ref()
+            .map(|n| n.service(self.settings.precision, self.settings.search.max_memory_mib));
+        self.player.set_net(self.service.clone());
         self.settings.network = network;
-        self.nn_cache
-            .get_mut()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clear();
     }
 
-    /// Hits, misses and entries of the evaluation cache.
+    /// The network's evaluation service, if a network is loaded.
+    pub fn service(&self) -> Option<&Arc<Service>> {
+        self.service.as_ref()
+    }
+
+    /// Hits, misses and entries of the evaluation cache (none without a network).
     pub fn nn_cache_stats(&self) -> CacheStats {
-        self.nn_cache
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .stats()
+        self.service
+            .as_ref()
+            .map(|s| s.cache_stats())
+            .unwrap_or_default()
     }
 
     /// The settings the engine was made with.
@@ -523,8 +518,8 @@ impl Engine {
 
     /// The dead-stone judgement (the network's, else a search's) with its ownership.
     fn judgement(&self, stop: Stop<'_>) -> status::Judgement {
-        if let Some(net) = &self.settings.network {
-            return self.judge.net_judgement(&self.game, &net.0, stop.0);
+        if let Some(service) = &self.service {
+            return self.judge.net_judgement(&self.game, service, stop.0);
         }
         self.judge.judgement(
             &self.game,

@@ -11,9 +11,9 @@ use crate::dead::{
     black_ownership, dead_from_ownership, enclosed_dead, net_dead, read_alive, without_final_passes,
 };
 use crate::game::Game;
-use crate::nn::eval::{Evaluator, Request};
+use crate::nn::eval::{CacheKeys, Request};
 use crate::nn::features::InputRules;
-use crate::nn::Model;
+use crate::nn::Service;
 use crate::playout::{self, PlayoutRng};
 use crate::search::{Limits, PolicyKind, Search, SearchConfig, HAND_PRIOR_EXPAND_VISITS};
 
@@ -119,42 +119,44 @@ pub fn judgement(
     }
 }
 
-/// The dead stones of `game` by `model`'s ownership (the mean of its eight symmetries),
+/// The dead stones of `game` by the network's ownership (the mean of its eight symmetries),
 /// sorted: groups whose stones the network gives to the opponent beyond
 /// [`crate::dead::NET_DEAD_THRESHOLD`] on average, Benson's pass-alive stones certainly alive and the
 /// stones inside the opponent's pass-alive area certainly dead, and only stones inside the
 /// opponent's area dead ([`enclosed_dead`]). The network sees the position as if the
 /// passes that ended the game had not been made.
-pub fn net_dead_stones(game: &Game, model: &Model, stop: &(dyn Fn() -> bool + Sync)) -> Vec<Point> {
-    net_judgement(game, model, stop).0.dead
+pub fn net_dead_stones(
+    game: &Game,
+    service: &Service,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Vec<Point> {
+    net_judgement(game, service, stop).0.dead
 }
 
 /// [`net_dead_stones`] with the ownership they were judged from, and whether the
 /// judgement saw all eight symmetries.
 fn net_judgement(
     game: &Game,
-    model: &Model,
+    service: &Service,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> (Judgement, bool) {
-    let (ownership, complete) = net_ownership(game, model, stop);
+    let (ownership, complete) = net_ownership(game, service, stop);
     let dead = net_dead(game.board(), &ownership);
     (Judgement { dead, ownership }, complete)
 }
 
-/// Black's ownership of every point (by point index, in [-1, 1]) by `model`, the mean of
+/// Black's ownership of every point (by point index, in [-1, 1]) by the network of `service`, the mean of
 /// its eight symmetries (of those evaluated when `stop` answers true between two network
 /// blocks; the flag says whether all eight were), with Benson's pass-alive areas set to
 /// their owner.
 pub fn net_ownership(
     game: &Game,
-    model: &Model,
+    service: &Service,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> (Vec<f32>, bool) {
     let game = &without_final_passes(game);
     let board = game.board();
-    let Ok(mut eval) = Evaluator::new(model) else {
-        return (vec![0.0f32; NUM_CELLS], false);
-    };
+    let mut eval = service.evaluator(CacheKeys::PerSymmetry);
     let rules = InputRules::from_rules(game.rules());
     let mut sum = vec![0.0f32; board.size() * board.size()];
     let mut done = 0;
@@ -195,14 +197,14 @@ impl Judge {
     pub fn net_judgement(
         &self,
         game: &Game,
-        model: &Model,
+        service: &Service,
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Judgement {
         let key = position_key(game, NET_JUDGEMENT);
         if let Some(j) = self.kept(&key) {
             return j;
         }
-        let (j, complete) = net_judgement(game, model, stop);
+        let (j, complete) = net_judgement(game, service, stop);
         if complete {
             self.keep(key, &j);
         }

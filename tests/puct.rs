@@ -17,9 +17,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tengen::gtp::command::{AnalyzeArgs, AnalyzeFormat, GoguiShow};
-use tengen::nn::Model;
+use tengen::nn::{Model, Precision, Service};
 use tengen::search::fake::FakeNet;
-use tengen::search::leaf::{EvaluatorSource, Network};
+use tengen::search::leaf::EvaluatorSource;
 use tengen::search::{Analysis, Limits, Reporter, Search, SearchConfig};
 use tengen::{Color, Game, Move, Point, Rules};
 
@@ -60,11 +60,16 @@ fn network(name: &str) -> Option<Arc<Model>> {
     Some(Arc::new(Model::load(path).unwrap()))
 }
 
+/// The evaluation service of `model` in fp32 (KataGo's outputs), with a fresh cache.
+fn service(model: Arc<Model>) -> Arc<Service> {
+    Arc::new(Service::new(model, Precision::Fp32, 100_000).unwrap())
+}
+
 /// What a test runs on: the fake network, and the fixture network `name` when present.
 fn evaluators(name: &str) -> Vec<(&str, Arc<dyn EvaluatorSource>)> {
     let mut out: Vec<(&str, Arc<dyn EvaluatorSource>)> = vec![("fake", fake())];
     if let Some(model) = network(name) {
-        out.push((name, Arc::new(Network::new(model))));
+        out.push((name, service(model)));
     }
     out
 }
@@ -291,7 +296,7 @@ fn a_seki_is_kept() {
     if let Some(model) = network(G170) {
         for color in [Color::Black, Color::White] {
             let game = common::position(&common::SEKI_GAME, color, Rules::chinese());
-            let dead = tengen::status::net_dead_stones(&game, &model, &|| false);
+            let dead = tengen::status::net_dead_stones(&game, &service(model.clone()), &|| false);
             for v in ["A4", "A3", "A2", "B2", "B3", "B1", "C4"] {
                 assert!(!dead.contains(&point(9, v)), "{v} judged dead: {dead:?}");
             }
@@ -609,7 +614,7 @@ fn batches_repeat_exactly_and_count_exact_visits() {
         assert_eq!(f.evaluations(), 91, "batch {batch}, two threads");
 
         let run = || {
-            let net = Arc::new(Network::new(model.clone()));
+            let net = service(model.clone());
             let a = search_with(net.clone(), 1, 7, with_batch).run(
                 &g,
                 Color::White,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::board::{Color, Move, Point};
 use crate::game::Game;
-use crate::nn::Model;
+use crate::nn::Service;
 use crate::playout::PlayoutRng;
 use crate::search::{Analysis, Limits, Reporter, Search};
 
@@ -34,7 +34,7 @@ pub trait Player: Send {
     ) -> (Move, Option<Analysis>);
 
     /// Plays with this network from now on (or without one). Only the search uses one.
-    fn set_net(&mut self, _net: Option<Arc<Model>>) {}
+    fn set_net(&mut self, _net: Option<Arc<Service>>) {}
 }
 
 /// The random mover: a uniformly random legal move (superko included) that does not fill
@@ -86,7 +86,7 @@ impl Player for Search {
         (a.best(), Some(a))
     }
 
-    fn set_net(&mut self, net: Option<Arc<Model>>) {
+    fn set_net(&mut self, net: Option<Arc<Service>>) {
         Search::set_net(self, net);
     }
 }

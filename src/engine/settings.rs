@@ -4,13 +4,27 @@
 use std::sync::Arc;
 
 use super::PlayerKind;
-use crate::nn::Model;
+use crate::nn::service::entries_for_bytes;
+use crate::nn::{Model, Precision, Service};
 use crate::search::SearchConfig;
 
 /// A network loaded at start-up (`--model`), shared: cloning the settings does not copy
 /// its weights, and `Debug` shows its name, not its weights.
 #[derive(Clone)]
 pub struct Network(pub Arc<Model>);
+
+impl Network {
+    /// The network's evaluation service in `precision`, its cache the network's share of
+    /// the memory bound `max_memory_mib` ([`crate::search::cache_bytes`]): what a program
+    /// evaluates through, made once.
+    pub fn service(&self, precision: Precision, max_memory_mib: usize) -> Arc<Service> {
+        let entries = entries_for_bytes(crate::search::cache_bytes(max_memory_mib));
+        Arc::new(
+            Service::new(self.0.clone(), precision, entries)
+                .expect("the network was checked when loaded"),
+        )
+    }
+}
 
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

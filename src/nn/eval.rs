@@ -208,10 +208,17 @@ struct Run {
 }
 
 impl<'m> Evaluator<'m> {
-    /// An evaluator of `model` without a cache.
+    /// An evaluator of `model` in fp32 (KataGo's outputs) without a cache.
     pub fn new(model: &'m Model) -> Result<Evaluator<'m>, ForwardError> {
+        Evaluator::with_kind(model, super::Kind::Fp32)
+    }
+
+    /// An evaluator of `model` whose dense layers and 1x1 convolutions run in `kind`,
+    /// without a cache (programs get theirs from a [`super::Service`], whose plan chose
+    /// the kind); an error where this CPU has no kernels for `kind`.
+    pub fn with_kind(model: &'m Model, kind: super::Kind) -> Result<Evaluator<'m>, ForwardError> {
         Ok(Evaluator {
-            forward: Forward::new(model)?,
+            forward: Forward::new(model, kind)?,
             passing_hacks: false,
             cache: None,
             spatial: Vec::new(),
@@ -229,13 +236,6 @@ impl<'m> Evaluator<'m> {
             cache: Some((cache, keys)),
             ..self
         }
-    }
-
-    /// Runs the network's dense layers and 1x1 convolutions in `kind` (fp32 by default,
-    /// unless the model's [`super::KindChoice`] says otherwise); `false` (nothing changes)
-    /// where this CPU has no kernels for it.
-    pub fn set_kind(&mut self, kind: super::Kind) -> bool {
-        self.forward.set_kind(kind)
     }
 
     /// Adds up the network's time by kind of layer from now on (`true`) or stops.

@@ -108,8 +108,9 @@ struct RopeTable {
 unsafe impl Send for RopeTable {}
 
 impl<'m> Forward<'m> {
-    /// An evaluator for `model`, or why its layers are beyond this forward pass.
-    pub fn new(model: &'m Model) -> Result<Forward<'m>, ForwardError> {
+    /// An evaluator for `model` whose dense layers and 1x1 convolutions run in `kind`, or
+    /// why its layers are beyond this forward pass (or `kind` beyond this CPU).
+    pub fn new(model: &'m Model, kind: Kind) -> Result<Forward<'m>, ForwardError> {
         let unsupported = |what: String| ForwardError::Unsupported {
             model: model.name.clone(),
             what,
@@ -133,13 +134,16 @@ impl<'m> Forward<'m> {
         if model.trunk.metadata_encoder.is_some() {
             return Err(unsupported("the SGF-metadata encoder".to_string()));
         }
+        if !kind.available() {
+            return Err(unsupported(format!("{} kernels on this CPU", kind.name())));
+        }
         Ok(Forward {
             model,
             size: 0,
             batch: 0,
             trunk: Vec::new(),
             s: Scratch {
-                kind: model.kind.get(),
+                kind,
                 ..Scratch::default()
             },
             out: Vec::new(),
@@ -148,16 +152,6 @@ impl<'m> Forward<'m> {
 
     pub fn model(&self) -> &'m Model {
         self.model
-    }
-
-    /// Runs the dense layers and 1x1 convolutions of this evaluator in `kind`; `false`
-    /// (nothing changes) where this CPU has no kernels for it.
-    pub fn set_kind(&mut self, kind: Kind) -> bool {
-        if !kind.available() {
-            return false;
-        }
-        self.s.kind = kind;
-        true
     }
 
     /// Adds up the time of each kind of layer from now on (`true`) or stops.

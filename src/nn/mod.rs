@@ -21,10 +21,12 @@ mod ladder;
 pub mod model;
 mod ops;
 pub mod profile;
+pub mod service;
 
 pub use eval::{cached_bytes, CacheKeys, EvalCache, Evaluation, Evaluator, Request, Symmetry};
 pub use model::{Model, ModelError};
-pub use ops::{fma_peak_gflops, kernels, Kind, KindChoice, Precision};
+pub use ops::{fma_peak_gflops, kernels, Kind, Precision};
+pub use service::{Plan, Service};
 
 use std::path::PathBuf;
 

@@ -544,38 +544,6 @@ fn set_mxcsr(v: u32) {
     }
 }
 
-/// A model's choice of arithmetic for its dense layers, which each evaluator made from it
-/// afterwards starts with: fp32 (KataGo's exact outputs) unless a program sets it.
-#[derive(Debug, Default)]
-pub struct KindChoice(std::sync::atomic::AtomicU8);
-
-impl Clone for KindChoice {
-    fn clone(&self) -> KindChoice {
-        KindChoice(std::sync::atomic::AtomicU8::new(self.get() as u8))
-    }
-}
-
-impl KindChoice {
-    /// The arithmetic chosen.
-    pub fn get(&self) -> Kind {
-        match self.0.load(std::sync::atomic::Ordering::Relaxed) {
-            1 => Kind::Bf16,
-            2 => Kind::Int8,
-            _ => Kind::Fp32,
-        }
-    }
-
-    /// Chooses `kind`; `false` if this CPU has no kernels for it (nothing changes then).
-    pub fn set(&self, kind: Kind) -> bool {
-        if !kind.available() {
-            return false;
-        }
-        self.0
-            .store(kind as u8, std::sync::atomic::Ordering::Relaxed);
-        true
-    }
-}
-
 /// A dense layer applied at every point: `out (out x area) = W^T x` for `x` `in x area`.
 /// Computed as its transpose `out^T = x^T W`, so that the weights (`in x out`, read from
 /// memory at every call) are the right operand in their own row-major order (with weights

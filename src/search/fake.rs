@@ -39,7 +39,6 @@
 //! only through the seam it implements.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::board::benson::pass_alive;
@@ -47,7 +46,7 @@ use crate::board::{Board, Cell, Color, Point, NUM_CELLS};
 use crate::game::Game;
 use crate::nn::eval::{legal_points, mean};
 use crate::nn::features::{Features, InputRules};
-use crate::nn::{EvalCache, Evaluation, Symmetry};
+use crate::nn::{Evaluation, Symmetry};
 use crate::score::regions;
 
 use super::leaf::{EvaluatorSource, LeafEvaluator, LeafRequest};
@@ -177,7 +176,7 @@ impl EvaluatorSource for FakeNet {
         }
     }
 
-    fn evaluator<'a>(&'a self, _cache: &'a Mutex<EvalCache>) -> Box<dyn LeafEvaluator + 'a> {
+    fn evaluator(&self) -> Box<dyn LeafEvaluator + '_> {
         Box::new(FakeEvaluator(self))
     }
 }

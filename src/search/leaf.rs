@@ -2,19 +2,15 @@
 //! search hands a position (the game the evaluator sees, with the player to move, the
 //! input rules, a symmetry, the policy optimism and a stop check) to a [`LeafEvaluator`]
 //! and reads back an [`Evaluation`] (policy by point and pass, win / loss / no result,
-//! score lead, mean and spread, ownership). [`Network`] is the evaluator of a KataGo
-//! network through the search's shared cache; `fake::FakeNet` a deterministic one for
+//! score lead, mean and spread, ownership). A network's [`Service`] is one (through
+//! its cache); `fake::FakeNet` a deterministic one for
 //! tests.
 //!
 //! Owns the traits and the network's implementation of them. Knows nothing of the tree,
 //! the selection, the threads or the analysis: those are the search's, on the other side
 //! of the seam.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
-
-use crate::nn::eval::RunCounts;
-use crate::nn::{CacheKeys, EvalCache, Evaluation, Evaluator, Model};
+use crate::nn::{CacheKeys, Evaluation, Evaluator, Service};
 
 /// One position of a batch: the game's position for its player to move, under the
 /// rules, in a symmetry (one of the eight, or their mean), with a policy optimism (0 to
@@ -27,10 +23,9 @@ pub trait EvaluatorSource: Send + Sync {
     /// A name for the logs (a network's own).
     fn name(&self) -> &str;
 
-    /// One thread's evaluator. `cache` is the search's cache of evaluations, shared by
-    /// its threads and kept between its searches (for one board size); an evaluator may
-    /// answer from it and add to it, or ignore it.
-    fn evaluator<'a>(&'a self, cache: &'a Mutex<EvalCache>) -> Box<dyn LeafEvaluator + 'a>;
+    /// One thread's evaluator (a network's answers from and adds to its service's cache,
+    /// shared by the threads and kept between searches).
+    fn evaluator(&self) -> Box<dyn LeafEvaluator + '_>;
 }
 
 /// One thread's evaluator of positions.
@@ -50,71 +45,32 @@ pub trait LeafEvaluator {
     ) -> Option<Vec<Evaluation>>;
 }
 
-/// A KataGo network as the search's evaluator: [`Evaluator::evaluate`] through the
-/// search's cache, whose keys leave the symmetry out ([`CacheKeys::AnySymmetry`]). Counts
-/// its threads' runs of the network (added when a search's evaluator is done).
-pub struct Network {
-    model: Arc<Model>,
-    passes: AtomicU64,
-    positions: AtomicU64,
-    nanos: AtomicU64,
-}
-
-impl Network {
-    /// The evaluator of `model`, whose layers the caller has checked
-    /// ([`Evaluator::new`] succeeds on it).
-    pub fn new(model: Arc<Model>) -> Network {
-        Network {
-            model,
-            passes: AtomicU64::new(0),
-            positions: AtomicU64::new(0),
-            nanos: AtomicU64::new(0),
-        }
-    }
-
-    /// The network's runs by the evaluators done so far (the seconds summed over threads).
-    pub fn runs(&self) -> RunCounts {
-        RunCounts {
-            passes: self.passes.load(Relaxed),
-            positions: self.positions.load(Relaxed),
-            seconds: self.nanos.load(Relaxed) as f64 * 1e-9,
-        }
-    }
-
-    pub fn model(&self) -> &Arc<Model> {
-        &self.model
-    }
-}
-
-impl EvaluatorSource for Network {
+/// A network's evaluation service as the search's evaluator: [`Evaluator::evaluate`]
+/// through the service's cache, whose keys leave the symmetry out
+/// ([`CacheKeys::AnySymmetry`]). Each thread's runs of the network are added to the
+/// service's counts when its evaluator is done.
+impl EvaluatorSource for Service {
     fn name(&self) -> &str {
-        &self.model.name
+        &self.model().name
     }
 
-    fn evaluator<'a>(&'a self, cache: &'a Mutex<EvalCache>) -> Box<dyn LeafEvaluator + 'a> {
+    fn evaluator(&self) -> Box<dyn LeafEvaluator + '_> {
         Box::new(NetEvaluator {
-            eval: Evaluator::new(&self.model)
-                .expect("checked when the model was set")
-                .with_cache(cache, CacheKeys::AnySymmetry),
-            counts: self,
+            eval: Service::evaluator(self, CacheKeys::AnySymmetry),
+            service: self,
         })
     }
 }
 
-/// One thread's evaluator of a [`Network`]: the network's scratch and the shared cache.
+/// One thread's evaluator of a [`Service`].
 struct NetEvaluator<'a> {
     eval: Evaluator<'a>,
-    counts: &'a Network,
+    service: &'a Service,
 }
 
 impl Drop for NetEvaluator<'_> {
     fn drop(&mut self) {
-        let r = self.eval.runs;
-        self.counts.passes.fetch_add(r.passes, Relaxed);
-        self.counts.positions.fetch_add(r.positions, Relaxed);
-        self.counts
-            .nanos
-            .fetch_add((r.seconds * 1e9) as u64, Relaxed);
+        self.service.add_runs(self.eval.runs);
     }
 }
 

@@ -60,7 +60,7 @@ use prior::PriorConfig;
 
 pub use analysis::{Analysis, Candidate};
 pub use limits::Limits;
-pub use run::{Reporter, Search};
+pub use run::{cache_bytes, Reporter, Search};
 
 /// Which playout policy the search uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -178,7 +178,7 @@ impl<'m> NetWorker<'m> {
     /// `seed`.
     pub(super) fn new(net: &NetRoot<'m>, seed: u64, batch: usize) -> NetWorker<'m> {
         NetWorker {
-            eval: net.source.evaluator(net.cache),
+            eval: net.source.evaluator(),
             rng: PlayoutRng::seed_from_u64(seed),
             batch: batch.max(1),
             leaves: Vec::new(),
@@ -252,7 +252,7 @@ fn root_evaluation(net: &NetRoot, cfg: &PuctConfig) -> Evaluation {
     }
     let mut e = net
         .source
-        .evaluator(net.cache)
+        .evaluator()
         .evaluate(&[request], &|| false)
         .and_then(|mut e| e.pop())
         .expect("an evaluation that is never stopped ends");

@@ -5,15 +5,15 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
 use std::time::{Duration, Instant};
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::board::{Color, Move, NUM_CELLS};
 use crate::game::Game;
 use crate::nn::features::InputRules;
-use crate::nn::{cached_bytes, EvalCache, Model};
+use crate::nn::Service;
 
 use super::analysis::{analyse, Analysis};
-use super::leaf::{EvaluatorSource, Network};
+use super::leaf::EvaluatorSource;
 use super::puct::{self, NetWorker};
 use super::shared::{Live, MovesOwnership, NetRoot, ScoreSums, Shared};
 use super::simulator::{Owner, Simulator};
@@ -42,8 +42,14 @@ fn root_key(game: &Game, color: Color) -> RootKey {
     }
 }
 
-/// The share of the tree's memory that holds a network's evaluations, one in this many.
+/// The share of the memory bound that holds a network's evaluations, one in this many.
 const NET_CACHE_SHARE: usize = 8;
+
+/// The bytes of a network service's cache under the memory bound `max_memory_mib` (the
+/// search's tree takes the rest): the programs size their service's cache with it.
+pub fn cache_bytes(max_memory_mib: usize) -> usize {
+    super::tree_bytes(max_memory_mib) / NET_CACHE_SHARE
+}
 
 /// The search: keeps its tree between moves.
 pub struct Search {
@@ -52,8 +58,6 @@ pub struct Search {
     /// What evaluates leaves (PUCT): a network, or another [`EvaluatorSource`]; none:
     /// playouts (UCT with RAVE).
     net: Option<Arc<dyn EvaluatorSource>>,
-    /// With a network, its evaluations for one board size, kept between searches.
-    cache: Option<(usize, Mutex<EvalCache>)>,
 }
 
 impl std::fmt::Debug for Search {
@@ -72,22 +76,20 @@ impl Search {
             config,
             tree: None,
             net: None,
-            cache: None,
         }
     }
 
     /// Searches with `net` from now on (PUCT), or with playouts (`None`). The kept tree
     /// goes: its statistics are of the other kind.
-    pub fn set_net(&mut self, net: Option<Arc<Model>>) {
-        self.set_evaluator(net.map(|m| Arc::new(Network::new(m)) as Arc<dyn EvaluatorSource>));
+    pub fn set_net(&mut self, net: Option<Arc<Service>>) {
+        self.set_evaluator(net.map(|s| s as Arc<dyn EvaluatorSource>));
     }
 
     /// Searches with the leaf evaluator `source` from now on (PUCT, as with a network:
     /// [`Search::set_net`] gives the network's), or with playouts (`None`). The kept
-    /// tree and the kept evaluations go.
+    /// tree goes.
     pub fn set_evaluator(&mut self, source: Option<Arc<dyn EvaluatorSource>>) {
         self.tree = None;
-        self.cache = None;
         self.net = source;
     }
 
@@ -212,16 +214,10 @@ impl Search {
     ) -> Analysis {
         let start = Instant::now();
         self.take_tree(game, color);
-        // With a network, a share of the tree's memory holds evaluations.
+        // With a network, a share of the memory bound holds its service's evaluations.
         let mut tree_bytes = super::tree_bytes(self.config.max_memory_mib);
         if self.net.is_some() {
-            let cache_bytes = tree_bytes / NET_CACHE_SHARE;
-            tree_bytes -= cache_bytes;
-            let size = game.size();
-            if self.cache.as_ref().is_none_or(|(s, _)| *s != size) {
-                let entries = cache_bytes / cached_bytes(size);
-                self.cache = Some((size, Mutex::new(EvalCache::new(entries))));
-            }
+            tree_bytes -= cache_bytes(self.config.max_memory_mib);
         }
         let capacity = Tree::capacity_for_bytes(tree_bytes);
         let (tree, key) = match self.tree.take() {
@@ -254,13 +250,12 @@ impl Search {
             }
             g
         });
-        let mut net = match (&self.net, &net_game, &self.cache) {
-            (Some(source), Some(g), Some((_, cache))) => Some(NetRoot {
+        let mut net = match (&self.net, &net_game) {
+            (Some(source), Some(g)) => Some(NetRoot {
                 source: source.as_ref(),
                 game: g,
                 rules: InputRules::from_rules(game.rules()),
                 centre: tree.node(ROOT).stats().lead(),
-                cache,
                 bias: Default::default(),
                 positions: Default::default(),
             }),

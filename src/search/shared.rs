@@ -8,7 +8,6 @@ use std::sync::Mutex;
 use crate::board::{Board, Color, Move, Point, NUM_CELLS};
 use crate::game::Game;
 use crate::nn::features::InputRules;
-use crate::nn::EvalCache;
 
 use super::leaf::EvaluatorSource;
 use super::tree::{NodeId, Tree, ROOT};
@@ -197,8 +196,6 @@ pub(super) struct NetRoot<'a> {
     pub(super) rules: InputRules,
     /// The network's lead for Black at the root: the score utility's centre.
     pub(super) centre: f64,
-    /// Evaluations kept between simulations, threads and searches.
-    pub(super) cache: &'a Mutex<EvalCache>,
     /// This search's subtree value bias table.
     pub(super) bias: Mutex<super::bias::BiasTable>,
     /// With [`super::PuctConfig::transpositions`]: the expanded node of each position

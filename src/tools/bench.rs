@@ -144,7 +144,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         let model = std::sync::Arc::new(crate::nn::Model::load(path)?);
         let precision = crate::nn::Precision::parse(&args.precision)
             .map_err(|e| anyhow::anyhow!("--precision {}: {e}", args.precision))?;
-        model.kind.set(precision.kind());
+        let entries = crate::nn::service::entries_for_bytes(crate::search::cache_bytes(
+            crate::search::DEFAULT_MAX_MEMORY_MIB,
+        ));
+        let service = std::sync::Arc::new(crate::nn::Service::new(model, precision, entries)?);
+        let model = service.model().clone();
+        let kind = service.plan().kind;
         // One core's multiply-add peak, the best of a few short runs.
         let peak = (0..5)
             .map(|_| crate::nn::fma_peak_gflops(1 << 22))
@@ -153,11 +158,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             let game = nn_position(size, args.seed)
                 .ok_or_else(|| anyhow::anyhow!("size {size} is not in 2..=25"))?;
             if args.in_search {
-                nn_search_bench(&model, &game, args, peak)?;
+                nn_search_bench(&service, &game, args, peak)?;
                 continue;
             }
             let r = nn_bench(
-                &model,
+                &service,
                 &game,
                 args.seconds,
                 args.threads,
@@ -168,8 +173,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             println!(
                 "mode=nn model={} precision={} kernels={} cpu={} size={} threads={} batch={} evals={} seconds={:.2} evals_per_s={:.2} latency_ms_mean={:.2} latency_ms_median={:.2} latency_ms_max={:.2} cpu_ms={} gflops_per_s={:.1} core_peak_gflops={:.1} peak_share={:.2}",
                 model.name,
-                model.kind.get().name(),
-                crate::nn::kernels(model.kind.get(), size * size * r.batch),
+                kind.name(),
+                crate::nn::kernels(kind, size * size * r.batch),
                 crate::nn::cpu::features().word(),
                 size,
                 r.threads,
@@ -352,15 +357,17 @@ pub fn nn_position(size: usize, seed: u64) -> Option<Game> {
 /// `args.threads` threads with `nn-batch` `args.batch`, and one line of what the network
 /// did in it.
 fn nn_search_bench(
-    model: &std::sync::Arc<crate::nn::Model>,
+    service: &std::sync::Arc<crate::nn::Service>,
     game: &Game,
     args: &BenchArgs,
     peak: f64,
 ) -> anyhow::Result<()> {
-    use crate::search::leaf::{EvaluatorSource, Network};
+    use crate::search::leaf::EvaluatorSource;
     use std::sync::Arc;
     use std::time::Duration;
-    crate::nn::eval::Evaluator::new(model)?;
+    let model = service.model();
+    let kind = service.plan().kind;
+    let before = service.runs();
     let mut config = SearchConfig {
         threads: args.threads.max(1),
         seed: args.seed,
@@ -369,22 +376,26 @@ fn nn_search_bench(
     config.puct.batch = args.batch;
     let size = game.size();
     let batch = args.batch;
-    let net = Arc::new(Network::new(model.clone()));
     let mut search = Search::new(config);
-    search.set_evaluator(Some(net.clone() as Arc<dyn EvaluatorSource>));
+    search.set_evaluator(Some(service.clone() as Arc<dyn EvaluatorSource>));
     let a = search.run(
         game,
         game.to_move(),
         &Limits::time(Duration::from_secs_f64(args.seconds)),
     );
     drop(search);
-    let r = net.runs();
+    let after = service.runs();
+    let r = crate::nn::eval::RunCounts {
+        passes: after.passes - before.passes,
+        positions: after.positions - before.positions,
+        seconds: after.seconds - before.seconds,
+    };
     let evals_per_s = r.positions as f64 / a.seconds.max(1e-9);
     println!(
         "mode=nn-search model={} precision={} kernels={} cpu={} size={} threads={} batch={} passes={} evals={} mean_batch={:.2} seconds={:.2} evals_per_s={:.2} ms_per_pass={:.1} visits={} visits_per_s={:.1} gflops_per_s={:.1} core_peak_gflops={:.1} peak_share={:.2}",
         model.name,
-        model.kind.get().name(),
-        crate::nn::kernels(model.kind.get(), size * size * batch),
+        kind.name(),
+        crate::nn::kernels(kind, size * size * batch),
         crate::nn::cpu::features().word(),
         size,
         args.threads.max(1),
@@ -410,7 +421,7 @@ fn nn_search_bench(
 /// positions a pass, for about `seconds` after one pass of warm-up per thread; thread `t`
 /// starts at symmetry `seed + t` and turns to the next symmetry at every position.
 pub fn nn_bench(
-    model: &crate::nn::Model,
+    service: &crate::nn::Service,
     game: &Game,
     seconds: f64,
     threads: usize,
@@ -424,15 +435,13 @@ pub fn nn_bench(
     use std::time::Instant;
     let threads = threads.max(1);
     let rules = InputRules::from_rules(game.rules());
-    // Checked once here so that the threads cannot fail.
-    Evaluator::new(model)?;
     let barrier = Barrier::new(threads + 1);
     let (latencies, cpu_seconds, seconds, prof) = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let barrier = &barrier;
                 s.spawn(move || {
-                    let mut eval = Evaluator::new(model).expect("checked above");
+                    let mut eval = service.uncached();
                     let mut sym = (seed as usize).wrapping_add(t) % 8;
                     let pass = |eval: &mut Evaluator, sym: &mut usize| {
                         let requests: Vec<Request> = (0..batch)

@@ -123,10 +123,6 @@ pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
     let (start, moves, info) = load(args)?;
     let settings = args.search.settings();
     let net = crate::cli::resolve_network(args.model.clone()).map_err(anyhow::Error::msg)?;
-    // `--set precision` (bf16 refused where the CPU lacks it) for the pool's evaluators.
-    if let Some(n) = &net {
-        n.0.kind.set(settings.precision.kind());
-    }
     let visits = args
         .visits
         .unwrap_or(if net.is_some() { 100 } else { 1000 });
@@ -136,7 +132,10 @@ pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
         (None, None) => format!("{visits} playouts"),
         (None, Some(n)) => format!("{visits} visits of {}", n.0.name),
     };
-    let model = net.map(|n| n.0);
+    // One evaluation service in `--set precision` for the pool's workers.
+    let service = net
+        .as_ref()
+        .map(|n| n.service(settings.precision, settings.search.max_memory_mib));
     let bar = indicatif::ProgressBar::new(moves.len() as u64 + 1);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
@@ -153,7 +152,7 @@ pub fn review(args: &ReviewArgs) -> anyhow::Result<Review> {
     let threads = settings.search.threads.max(1);
     let pool = Pool::new(
         &settings.search,
-        model,
+        service,
         PoolSize {
             workers: threads,
             threads_per_search: None,

@@ -429,8 +429,7 @@ fn against_fp32(path: &Path, golden: &Path, kind: Kind) -> [(f64, f64); 4] {
     let model = Model::load(path).unwrap();
     let blocks = parse(&std::fs::read_to_string(golden).unwrap());
     let mut fp32 = Evaluator::new(&model).unwrap();
-    let mut bf16 = Evaluator::new(&model).unwrap();
-    assert!(bf16.set_kind(kind));
+    let mut bf16 = Evaluator::with_kind(&model, kind).unwrap();
     let first = |p: &[f32]| (0..p.len()).max_by(|&a, &b| p[a].total_cmp(&p[b]));
     let mut same_first = 0;
     // (largest, sum) of |difference| per kind: policy, win rate, lead, ownership.

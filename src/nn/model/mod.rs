@@ -98,9 +98,6 @@ pub struct Model {
     pub trunk: Trunk,
     pub policy: PolicyHead,
     pub value: ValueHead,
-    /// The arithmetic evaluators made from now on run the dense layers in (the programs'
-    /// `precision`; fp32 when loaded).
-    pub kind: super::ops::KindChoice,
 }
 
 impl Model {

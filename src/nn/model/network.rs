@@ -551,6 +551,5 @@ pub(super) fn model(r: &mut Reader) -> Res<Model> {
         trunk,
         policy,
         value,
-        kind: Default::default(),
     })
 }

@@ -126,10 +126,10 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
     let network = crate::cli::resolve_network(options.model.clone()).map_err(anyhow::Error::msg)?;
     let config = crate::engine::Settings::default().search;
     let cores = config.threads.max(1);
+    let service = network
+        .as_ref()
+        .map(|n| n.service(options.precision, config.max_memory_mib));
     let model = network.map(|n| n.0);
-    if let Some(m) = &model {
-        m.kind.set(options.precision.kind());
-    }
     let size = PoolSize {
         workers: options.workers.unwrap_or(cores),
         threads_per_search: options.search_threads,
@@ -137,7 +137,7 @@ pub fn main(args: &[String]) -> anyhow::Result<()> {
     };
     let out = Arc::new(Out::default());
     let mut server = Server {
-        pool: Pool::new(&config, model.clone(), size),
+        pool: Pool::new(&config, service, size),
         out: out.clone(),
         open: Vec::new(),
         queued_bytes: Arc::new(AtomicUsize::new(0)),

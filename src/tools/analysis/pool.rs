@@ -14,9 +14,9 @@ use std::time::Duration;
 
 use crate::board::{Color, Move};
 use crate::game::Game;
-use crate::nn::eval::{Evaluation, Evaluator, Request as EvalRequest};
+use crate::nn::eval::{CacheKeys, Evaluation, Evaluator, Request as EvalRequest};
 use crate::nn::features::InputRules;
-use crate::nn::Model;
+use crate::nn::Service;
 use crate::search::{Analysis, Limits, Reporter, Search, SearchConfig};
 
 /// A game to analyse at some of its turns: the start position and the moves after it.
@@ -208,6 +208,8 @@ struct Shared {
 pub struct Pool {
     shared: Arc<Shared>,
     workers: Vec<JoinHandle<()>>,
+    /// The network's evaluation service the workers share, if any.
+    service: Option<Arc<Service>>,
 }
 
 /// How the pool's threads are shared out.
@@ -223,8 +225,9 @@ pub struct PoolSize {
 }
 
 impl Pool {
-    /// `config` is each search's (its memory bound is shared among the workers).
-    pub fn new(config: &SearchConfig, model: Option<Arc<Model>>, size: PoolSize) -> Pool {
+    /// `config` is each search's (its memory bound is shared among the workers); the
+    /// workers evaluate through one `service` (one cache for the pool).
+    pub fn new(config: &SearchConfig, service: Option<Arc<Service>>, size: PoolSize) -> Pool {
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue::default()),
             ready: Condvar::new(),
@@ -237,11 +240,11 @@ impl Pool {
         config.max_memory_mib = (config.max_memory_mib / workers).max(1);
         let mut handles = Vec::with_capacity(workers);
         for w in 0..workers {
-            let (shared, model, mut config) = (shared.clone(), model.clone(), config.clone());
+            let (shared, service, mut config) = (shared.clone(), service.clone(), config.clone());
             config.seed = config.seed.wrapping_add(w as u64);
             let spawned = std::thread::Builder::new()
                 .name(format!("analysis-{w}"))
-                .spawn(move || work(&shared, &config, model, size));
+                .spawn(move || work(&shared, &config, service, size));
             match spawned {
                 Ok(h) => handles.push(h),
                 Err(e) => {
@@ -260,6 +263,7 @@ impl Pool {
         Pool {
             shared,
             workers: handles,
+            service,
         }
     }
 
@@ -288,6 +292,9 @@ impl Pool {
 
     /// Every search from now on starts afresh (no tree or evaluations kept).
     pub fn clear_cache(&self) {
+        if let Some(s) = &self.service {
+            s.clear_cache();
+        }
         self.shared.generation.fetch_add(1, Relaxed);
     }
 
@@ -324,15 +331,17 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// A worker: takes requests until the queue is closed and empty.
-fn work(shared: &Shared, config: &SearchConfig, model: Option<Arc<Model>>, size: PoolSize) {
+fn work(shared: &Shared, config: &SearchConfig, service: Option<Arc<Service>>, size: PoolSize) {
     let fresh = || {
         let mut s = Search::new(config.clone());
-        s.set_net(model.clone());
+        s.set_net(service.clone());
         s
     };
     let mut search = fresh();
     let mut generation = shared.generation.load(Relaxed);
-    let mut evaluator: Option<Evaluator> = None;
+    let mut evaluator = service
+        .as_deref()
+        .map(|s| s.evaluator(CacheKeys::PerSymmetry));
     loop {
         let request = {
             let mut q = lock(&shared.queue);
@@ -364,32 +373,19 @@ fn work(shared: &Shared, config: &SearchConfig, model: Option<Arc<Model>>, size:
         // ones asked for and its answer does not depend on what was searched before.
         search.clear_tree();
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            run(
-                shared,
-                &mut search,
-                &mut evaluator,
-                model.as_deref(),
-                &request,
-            )
+            run(shared, &mut search, evaluator.as_mut(), &request)
         }));
         shared.busy.fetch_sub(1, AcqRel);
         if outcome.is_err() {
             crate::log!(1, "analysis: a search failed; its request gets no results");
             (request.sink)(Outcome::Nothing);
             search = fresh();
-            evaluator = None;
         }
         request.status.finish();
     }
 }
 
-fn run<'m>(
-    shared: &Shared,
-    search: &mut Search,
-    evaluator: &mut Option<Evaluator<'m>>,
-    model: Option<&'m Model>,
-    request: &Request,
-) {
+fn run(shared: &Shared, search: &mut Search, evaluator: Option<&mut Evaluator>, request: &Request) {
     let game = request.position.game_at(request.turn);
     let color = game.to_move();
     let stop = || request.status.is_terminated() || shared.quit.load(Relaxed);
@@ -405,8 +401,12 @@ fn run<'m>(
         ..Limits::playouts(request.visits.max(1))
     };
     let sink = &request.sink;
-    let policy = match model {
-        Some(m) if request.policy => evaluate(evaluator, m, &game),
+    let policy = match evaluator {
+        Some(e) if request.policy => Some(e.evaluate_one(EvalRequest::new(
+            &game,
+            InputRules::from_rules(game.rules()),
+            0,
+        ))),
         _ => None,
     };
     let a = if request.report_every.is_some() || request.moves_ownership {
@@ -429,17 +429,4 @@ fn run<'m>(
         return;
     }
     sink(Outcome::Final(&a, policy.as_ref()));
-}
-
-/// The network's evaluation of the position, for the player to move.
-fn evaluate<'m>(
-    evaluator: &mut Option<Evaluator<'m>>,
-    model: &'m Model,
-    game: &Game,
-) -> Option<Evaluation> {
-    if evaluator.is_none() {
-        *evaluator = Evaluator::new(model).ok();
-    }
-    let request = EvalRequest::new(game, InputRules::from_rules(game.rules()), 0);
-    Some(evaluator.as_mut()?.evaluate_one(request))
 }
