@@ -267,3 +267,33 @@ fn search_cache_answers_any_symmetry(name: &str, model: &Model) {
         .is_none());
     assert_eq!(cache.lock().unwrap().stats().entries, 2, "{name}");
 }
+
+/// One service, one cache: a position one evaluator of a service ran is a hit for every
+/// other evaluator of it, on any thread, with the very evaluation the first gave; the
+/// service counts the hits and the runs its evaluators add, and its plan runs the
+/// precision asked for (fp32 here: KataGo's outputs, equal to an evaluator's own).
+#[test]
+fn a_services_evaluators_share_one_cache() {
+    use std::sync::Arc;
+    use tengen::nn::{Kind, Precision, Service};
+    let model = Arc::new(Model::from_bytes(&gzipped(Spec::new(3))).unwrap());
+    let service = Service::new(model.clone(), Precision::Fp32, 64).unwrap();
+    assert_eq!(service.plan().kind, Kind::Fp32);
+    let g = game(9, &["E5", "C3"]);
+    let mut first = service.evaluator(CacheKeys::PerSymmetry);
+    let a = plain(&mut first, &g, 2);
+    service.add_runs(first.runs);
+    assert_eq!(service.runs().positions, 1);
+    let b = std::thread::scope(|s| {
+        s.spawn(|| plain(&mut service.evaluator(CacheKeys::PerSymmetry), &g, 2))
+            .join()
+            .unwrap()
+    });
+    assert_eq!(a, b);
+    let stats = service.cache_stats();
+    assert_eq!((stats.hits, stats.misses, stats.entries), (1, 1, 1));
+    let own = plain(&mut Evaluator::new(&model).unwrap(), &g, 2);
+    assert_eq!(a, own, "fp32 through the service is the evaluator's own");
+    service.clear_cache();
+    assert_eq!(service.cache_stats().entries, 0);
+}
