@@ -8,6 +8,8 @@
 //!   products as under `scalar`, compiled for AVX2.
 //! - `TENGEN_CPU=avx512`: AVX-512 F, VL and BW without AVX512-BF16 or VNNI: fp32 on the
 //!   AVX-512 tiles, bf16 emulated by fp32 multiply-adds, no int8.
+//! - `TENGEN_CPU=avx512vnni`: AVX-512 with AVX512-BF16 and VNNI, without AMX: int8 on
+//!   `vpdpbusd` (`nn::int8`) where the CPU would use AMX's tiles (`nn::int8_amx`).
 //! - `TENGEN_CPU=native` (or unset): everything the CPU has.
 //!
 //! A cap never adds what the CPU lacks. Knows nothing of models or layers.
@@ -25,12 +27,16 @@ pub struct Features {
     pub avx512bf16: bool,
     /// AVX512-VNNI (beside [`avx512`](Self::avx512)).
     pub avx512vnni: bool,
+    /// AMX-TILE and AMX-INT8, with the tiles' state enabled by the OS (XCR0), beside
+    /// [`avx512vnni`](Self::avx512vnni). Linux still asks each process to request the
+    /// tiles before their first use (`nn::int8_amx` does).
+    pub amxint8: bool,
     /// Whether `TENGEN_CPU` took something away from what the CPU has.
     pub capped: bool,
 }
 
 /// The caps `TENGEN_CPU` takes, lowest first.
-pub const CAPS: [&str; 4] = ["scalar", "avx2", "avx512", "native"];
+pub const CAPS: [&str; 5] = ["scalar", "avx2", "avx512", "avx512vnni", "native"];
 
 impl Features {
     /// What this CPU has.
@@ -47,6 +53,7 @@ impl Features {
                 avx512,
                 avx512bf16: avx512 && is_x86_feature_detected!("avx512bf16"),
                 avx512vnni: avx512 && is_x86_feature_detected!("avx512vnni"),
+                amxint8: avx512 && is_x86_feature_detected!("avx512vnni") && amx_int8(),
                 capped: false,
             }
         }
@@ -62,6 +69,7 @@ impl Features {
             avx512: self.avx512 && level >= 2,
             avx512bf16: self.avx512bf16 && level >= 3,
             avx512vnni: self.avx512vnni && level >= 3,
+            amxint8: self.amxint8 && level >= 4,
             capped: false,
         };
         Some(Features {
@@ -71,7 +79,7 @@ impl Features {
     }
 
     /// The instruction sets in use, as `bench` and the start-up line name them:
-    /// `avx512+bf16+vnni`, `avx512`, `avx2`, `scalar`; `(TENGEN_CPU=..)` when capped.
+    /// `avx512+bf16+vnni+amx`, `avx512`, `avx2`, `scalar`; `(TENGEN_CPU=..)` when capped.
     pub fn describe(self) -> String {
         let mut s = if self.avx512 {
             let mut s = "avx512".to_string();
@@ -80,6 +88,9 @@ impl Features {
             }
             if self.avx512vnni {
                 s.push_str("+vnni");
+            }
+            if self.amxint8 {
+                s.push_str("+amx");
             }
             s
         } else if self.avx2 {
@@ -99,6 +110,25 @@ impl Features {
     pub fn word(self) -> String {
         self.describe().replace(' ', "")
     }
+}
+
+/// AMX-TILE and AMX-INT8 (CPUID leaf 7: EDX bits 24 and 25), their tile configuration and
+/// data enabled in XCR0 (bits 17 and 18). The standard library's detection of AMX is
+/// unstable (Rust 1.91).
+#[cfg(target_arch = "x86_64")]
+fn amx_int8() -> bool {
+    use std::arch::x86_64::{__cpuid, __cpuid_count};
+    let (max, leaf1, leaf7) = (__cpuid(0).eax, __cpuid(1), __cpuid_count(7, 0));
+    let osxsave = leaf1.ecx & (1 << 27) != 0;
+    if max < 7 || !osxsave || leaf7.edx & (3 << 24) != 3 << 24 {
+        return false;
+    }
+    let (lo, _hi): (u32, u32);
+    // SAFETY: XGETBV with ECX = 0 reads XCR0, which OSXSAVE (checked above) makes readable.
+    unsafe {
+        std::arch::asm!("xgetbv", in("ecx") 0, out("eax") lo, out("edx") _hi, options(nomem, nostack, preserves_flags));
+    }
+    lo & (3 << 17) == 3 << 17
 }
 
 /// What the kernels use here: the CPU's features under `TENGEN_CPU`, read once. An unknown
@@ -138,11 +168,15 @@ mod tests {
             avx512: true,
             avx512bf16: true,
             avx512vnni: true,
+            amxint8: true,
             capped: false,
         };
         assert_eq!(all.capped("native"), Some(all));
+        let vnni = all.capped("avx512vnni").unwrap();
+        assert!(vnni.avx512bf16 && vnni.avx512vnni && !vnni.amxint8 && vnni.capped);
         let avx512 = all.capped("avx512").unwrap();
         assert!(avx512.avx512 && !avx512.avx512bf16 && !avx512.avx512vnni && avx512.capped);
+        assert!(!avx512.amxint8);
         let avx2 = all.capped("avx2").unwrap();
         assert!(avx2.avx2 && !avx2.avx512);
         let scalar = all.capped("scalar").unwrap();

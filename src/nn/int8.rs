@@ -7,7 +7,9 @@
 //! instruction, so they are stored plus 128 and each sum starts from minus 128 times its
 //! run's weights. Weights are packed once per layer, four input channels to a 32-bit lane,
 //! eight outputs together (`[group][quad][out]`); inputs per call (`[quad][point]`). A tile
-//! is eight outputs at 48 points. Knows nothing of models, boards or evaluation.
+//! is eight outputs at 48 points. Where the CPU has AMX-INT8, the weights are packed a
+//! second time, as tiles, and the products run on them (`nn::int8_amx`, same bits). Knows
+//! nothing of models, boards or evaluation.
 
 /// Inputs that share a scale (the last run of a layer may be shorter).
 pub const CHUNK: usize = 128;
@@ -38,6 +40,8 @@ pub struct Weights {
     lanes: Vec<u32>,
     scale: Vec<f32>,
     start: Vec<i32>,
+    /// The same weights as AMX's tiles, where [`dense`] runs on them.
+    pub(super) amx: Option<super::int8_amx::Weights>,
 }
 
 fn quads(inputs: usize) -> usize {
@@ -88,12 +92,19 @@ pub fn pack_weights(w: &[f32], inputs: usize, outputs: usize) -> Weights {
                 b(0) | b(1) << 8 | b(2) << 16 | b(3) << 24;
         }
     }
+    let amx = super::int8_amx::usable(outputs).then(|| {
+        let at = |o: usize, r: usize| ((o / OUTS) * nr + r) * OUTS + o % OUTS;
+        super::int8_amx::pack(&q, inputs, outputs, |o, r| {
+            (scale[at(o, r)], start[at(o, r)])
+        })
+    });
     Weights {
         inputs,
         outputs,
         lanes,
         scale,
         start,
+        amx,
     }
 }
 
@@ -168,6 +179,10 @@ pub fn dense(w: &Weights, x: &Inputs, out: &mut [f32], write: Write) {
     assert!(available(), "int8 kernels on a CPU without AVX512-VNNI");
     assert_eq!(w.inputs, x.inputs, "inputs of another layer");
     assert!(out.len() >= w.outputs * x.width, "output too short");
+    if let Some(amx) = &w.amx {
+        let add = write == Write::Add;
+        return super::int8_amx::dense(amx, &x.lanes, &x.scale, x.width, out, add);
+    }
     #[cfg(target_arch = "x86_64")]
     // SAFETY: features checked above; the packed shapes agree (asserted) and the kernel
     // keeps every index inside them.

@@ -474,13 +474,14 @@ impl Precision {
 }
 
 /// Which kernels the dense layers run on here at `width` points (positions times area), in
-/// bf16 (`bf16`) or fp32, as `tengen bench` names them: `avx512bf16` (AVX512-BF16's
-/// instructions), `avx512-emulated` (the same bf16 sums by fp32 multiply-adds),
+/// int8 (`amx-int8` on AMX's tiles, else `avx512vnni-int8`), bf16 (`bf16`) or fp32, as
+/// `tengen bench` names them: `avx512bf16` (AVX512-BF16's instructions), `avx512-emulated` (the same bf16 sums by fp32 multiply-adds),
 /// `avx512-tiles` (the same tiles in fp32), `gemm` (the gemm crate's products), and
 /// under a `TENGEN_CPU` cap below the CPU's own `avx2-loops` or `scalar-loops` (Tengen's
 /// plain products, [`super::cpu::own_products`]).
 pub fn kernels(kind: Kind, width: usize) -> &'static str {
     match (kind, super::bf16::native(), super::bf16::available()) {
+        (Kind::Int8, _, _) if super::int8_amx::available() => "amx-int8",
         (Kind::Int8, _, _) => "avx512vnni-int8",
         (Kind::Bf16, true, _) => "avx512bf16",
         (Kind::Bf16, false, true) => "avx512-emulated",
