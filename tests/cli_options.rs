@@ -347,7 +347,7 @@ fn bench_nn_reports_what_it_was_given() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "{text}");
     // The default, auto, is bf16 where the CPU has AVX512-BF16; the line says which ran.
-    let auto = tengen::nn::Precision::Auto.kind();
+    let auto = tengen::nn::Plan::resolve(tengen::nn::Precision::Auto).kind;
     for (line, size) in lines.iter().zip([9, 7]) {
         assert!(
             line.starts_with(&format!(

@@ -460,17 +460,6 @@ impl Precision {
             Precision::Int8 => "int8",
         }
     }
-
-    /// The arithmetic the dense layers run in on this CPU.
-    pub fn kind(self) -> Kind {
-        match self {
-            Precision::Auto if super::bf16::native() => Kind::Bf16,
-            Precision::Auto if super::int8::available() => Kind::Int8,
-            Precision::Bf16 if super::bf16::available() => Kind::Bf16,
-            Precision::Int8 if super::int8::available() => Kind::Int8,
-            _ => Kind::Fp32,
-        }
-    }
 }
 
 /// Which kernels the dense layers run on here at `width` points (positions times area), in

@@ -30,10 +30,16 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The plan for `precision` on this CPU (auto's choice; an explicit precision this
-    /// CPU has no kernels for runs in fp32, which `Precision::parse` refuses earlier).
+    /// The plan for `precision` on this CPU (auto's choice, [`auto`]; an explicit
+    /// precision this CPU has no kernels for runs in fp32, which `Precision::parse`
+    /// refuses earlier).
     pub fn resolve(precision: Precision) -> Plan {
-        let kind = precision.kind();
+        let kind = match precision {
+            Precision::Auto => auto(&super::cpu::features()),
+            Precision::Fp32 => Kind::Fp32,
+            Precision::Bf16 => Kind::Bf16,
+            Precision::Int8 => Kind::Int8,
+        };
         let kind = if kind.available() { kind } else { Kind::Fp32 };
         Plan { precision, kind }
     }
@@ -52,6 +58,25 @@ impl Plan {
             self.kernels(19 * 19),
             super::cpu::features().describe(),
         )
+    }
+}
+
+/// `precision=auto`'s arithmetic by kind of CPU: on each, the one a match at equal time
+/// chose (STRENGTH.md has the matches).
+/// - AMX-INT8 (Intel Sapphire Rapids and later): int8 on AMX's tiles, about three times
+///   bf16's evaluations a second there (whose `vdpbf16ps` runs at fp32's rate).
+/// - AVX512-BF16 without AMX (AMD Zen 4, Zen 5): bf16.
+/// - AVX512-VNNI without either (Intel Ice Lake, Cascade Lake): int8.
+/// - Anything else: fp32.
+pub fn auto(f: &super::cpu::Features) -> Kind {
+    if f.amxint8 {
+        Kind::Int8
+    } else if f.avx512bf16 {
+        Kind::Bf16
+    } else if f.avx512vnni {
+        Kind::Int8
+    } else {
+        Kind::Fp32
     }
 }
 

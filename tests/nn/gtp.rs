@@ -158,7 +158,7 @@ fn the_precision_knob_reaches_the_evaluations() {
             kind.name()
         );
     }
-    let picked = tengen::nn::Precision::Auto.kind();
+    let picked = tengen::nn::Plan::resolve(tengen::nn::Precision::Auto).kind;
     assert_eq!(
         auto,
         answer(picked.name()),
