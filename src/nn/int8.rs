@@ -1,13 +1,19 @@
-//! Dense layers in int8 on AVX512-VNNI (issue 45's int8 screen): weights rounded to 8 bits
-//! with one scale per output and run of [`CHUNK`] inputs, a layer's inputs rounded to 8 bits
-//! with one scale per point and run of [`CHUNK`] inputs, four products summed into a 32-bit
-//! integer by `vpdpbusd` (64 multiply-adds an instruction, twice fp32's on CPUs whose
+//! Dense layers in int8 (issue 45's int8 screen): weights rounded to 8 bits with one scale
+//! per output and run of [`CHUNK`] inputs, a layer's inputs rounded to 8 bits with one scale
+//! per point and run of [`CHUNK`] inputs, four products summed into a 32-bit integer by
+//! AVX512-VNNI's `vpdpbusd` (64 multiply-adds an instruction, twice fp32's on CPUs whose
 //! AVX-512 has two FMA units and one VNNI unit, four times fp32's where both have one), and
 //! each run's integer sum scaled into the fp32 output. Inputs are unsigned in the
 //! instruction, so they are stored plus 128 and each sum starts from minus 128 times its
 //! run's weights. Weights are packed once per layer, four input channels to a 32-bit lane,
 //! eight outputs together (`[group][quad][out]`); inputs per call (`[quad][point]`). A tile
-//! is eight outputs at 48 points. Knows nothing of models, boards or evaluation.
+//! is eight outputs at 48 points. Owns the formats, the rounding, which kernel runs
+//! (`Kernel`) and the AVX-512 kernels; CPUs without AVX512-VNNI run the same sums on
+//! AVX2 (`avx2`, in `int8_avx2.rs`). Knows nothing of models, boards or evaluation.
+
+// The AVX2 kernels: this module's, in a file of their own beside this one.
+#[path = "int8_avx2.rs"]
+mod avx2;
 
 /// Inputs that share a scale (the last run of a layer may be shorter).
 pub const CHUNK: usize = 128;
@@ -17,10 +23,58 @@ const OUTS: usize = 8;
 /// heads' narrower 1x1 convolutions stay in fp32, where int8 moved the policy most).
 pub const BLOCK: usize = 64;
 
-/// Whether this CPU runs the kernels (AVX-512 F, BW, VL and VNNI; the standard library
-/// keeps what the CPU said).
+/// The kernels that run the int8 products here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kernel {
+    /// AVX512-VNNI's `vpdpbusd` on 512-bit registers (this file).
+    Avx512Vnni,
+    /// AVX-VNNI's `vpdpbusd` on 256-bit registers ([`avx2`]).
+    AvxVnni,
+    /// AVX2's `vpsignb`, `vpmaddubsw` and `vpmaddwd` ([`avx2`]).
+    Avx2,
+}
+
+impl Kernel {
+    /// The kernels this CPU runs (under `TENGEN_CPU`), `None` without AVX2.
+    fn here() -> Option<Kernel> {
+        let f = super::cpu::features();
+        if f.avx512vnni {
+            Some(Kernel::Avx512Vnni)
+        } else if f.avxvnni {
+            Some(Kernel::AvxVnni)
+        } else if f.avx2 {
+            Some(Kernel::Avx2)
+        } else {
+            None
+        }
+    }
+
+    /// As `tengen bench` names them.
+    fn name(self) -> &'static str {
+        match self {
+            Kernel::Avx512Vnni => "avx512vnni-int8",
+            Kernel::AvxVnni => "avxvnni-int8",
+            Kernel::Avx2 => "avx2-int8",
+        }
+    }
+}
+
+/// Whether this CPU runs the kernels: AVX512-VNNI, AVX-VNNI or AVX2 with FMA, all the same
+/// sums (the standard library keeps what the CPU said; `TENGEN_CPU` caps it).
 pub fn available() -> bool {
-    super::cpu::features().avx512vnni
+    Kernel::here().is_some()
+}
+
+/// Whether the kernels here are AVX512-VNNI's, those int8 was measured to play better than
+/// fp32 on (`precision=auto`).
+pub fn native() -> bool {
+    Kernel::here() == Some(Kernel::Avx512Vnni)
+}
+
+/// The kernels' name for `tengen bench` (`avx512vnni-int8`, `avxvnni-int8`, `avx2-int8`),
+/// `none` without them.
+pub fn kernels() -> &'static str {
+    Kernel::here().map_or("none", Kernel::name)
 }
 
 /// Whether a dense layer of `inputs` and `outputs` channels can run in int8 here.
@@ -118,14 +172,18 @@ impl Inputs {
         self.lanes.resize(quads(inputs) * width, 0);
         self.scale.clear();
         self.scale.resize(runs(inputs) * width, 0.0);
-        #[cfg(target_arch = "x86_64")]
-        if available() {
-            // SAFETY: `available` checked the features; the kernel stays inside the slices
-            // sized above and asserted.
-            unsafe { kernel::pack(x, inputs, width, &mut self.lanes, &mut self.scale) };
-            return;
+        match Kernel::here() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `here` checked the features; the kernel stays inside the slices sized
+            // above and asserted.
+            Some(Kernel::Avx512Vnni) => unsafe {
+                kernel::pack(x, inputs, width, &mut self.lanes, &mut self.scale)
+            },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above (AVX2 and FMA).
+            Some(_) => unsafe { avx2::pack(x, self) },
+            _ => pack_plain(x, inputs, width, &mut self.lanes, &mut self.scale),
         }
-        pack_plain(x, inputs, width, &mut self.lanes, &mut self.scale);
     }
 }
 
@@ -133,7 +191,8 @@ impl Inputs {
 const POINTS: usize = 64;
 
 /// [`Inputs::pack`] in plain code (the reference the AVX-512 packing is tested against),
-/// its loops over points for the compiler's vectors.
+/// its loops over points for the compiler's vectors: compiled for any CPU here and for AVX2
+/// by [`avx2`].
 #[inline(always)]
 fn pack_plain(x: &[f32], inputs: usize, width: usize, lanes: &mut [u32], scale: &mut [f32]) {
     for p in (0..width).step_by(POINTS) {
@@ -199,14 +258,19 @@ pub use super::bf16::Write;
 /// `out (outputs x width) = W^T x` for inputs `x` packed by [`Inputs::pack`] and weights
 /// `w` ([`pack_weights`]), written or added into `out`. The caller checks [`usable`].
 pub fn dense(w: &Weights, x: &Inputs, out: &mut [f32], write: Write) {
-    assert!(available(), "int8 kernels on a CPU without AVX512-VNNI");
+    let here = Kernel::here().expect("int8 kernels on a CPU without AVX2");
     assert_eq!(w.inputs, x.inputs, "inputs of another layer");
     assert!(out.len() >= w.outputs * x.width, "output too short");
+    let add = write == Write::Add;
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: features checked above; the packed shapes agree (asserted) and the kernel
-    // keeps every index inside them.
+    // SAFETY: `here` checked the features; the packed shapes agree (asserted) and the
+    // kernels keep every index inside them.
     unsafe {
-        kernel::dense(w, x, out, write == Write::Add)
+        match here {
+            Kernel::Avx512Vnni => kernel::dense(w, x, out, add),
+            Kernel::AvxVnni => avx2::vnni::dense(w, x, out, add),
+            Kernel::Avx2 => avx2::madd::dense(w, x, out, add),
+        }
     }
 }
 
