@@ -7,8 +7,9 @@
 //! - `tengen_corpora`: the game records and rule probes (`../shared/corpora`);
 //! - `tengen_network`: the network `scripts/fetch-model.sh` fetches, where Tengen looks
 //!   for it (`tengen::nn::default_model_path`);
-//! - `tengen_avx2`, `tengen_avx512`, `tengen_avx512bf16`, `tengen_avx512vnni`, `tengen_amx`
-//!   (AMX-INT8): this CPU's instructions, for the tests of the kernels that need them.
+//! - `tengen_avx2`, `tengen_avx512`, `tengen_avx512bf16`, `tengen_avx512vnni`,
+//!   `tengen_avxvnni`, `tengen_amx` (AMX-INT8): this CPU's instructions, for the tests of
+//!   the kernels that need them.
 //!
 //! `TENGEN_TEST_ALL=1` (what `.ci/run` sets) turns the first three on whatever is there:
 //! a test whose inputs are missing then fails, so nothing is skipped in silence. A CPU
@@ -79,4 +80,5 @@ fn main() {
     cfg("tengen_avx512bf16", cpu.avx512bf16);
     cfg("tengen_avx512vnni", cpu.avx512vnni);
     cfg("tengen_amx", cpu.amxint8);
+    cfg("tengen_avxvnni", cpu.avxvnni);
 }

@@ -1,8 +1,8 @@
 //! Benches of the network's kernels alone, on criterion, on the shapes of b10c384's layers
 //! at 9x9 and 19x19: the bf16 kernel with the inputs already packed (`dense/`: the
 //! kernel's own speed, weights in cache after the warm-up) and with the packing
-//! (`pack+dense/`), the same tiles in fp32 (`fp32/`, `fp32-swiglu/`), int8 where the CPU
-//! has AVX512-VNNI (`int8/`, `int8-pack/`) and one attention head (`attend/`,
+//! (`pack+dense/`), the same tiles in fp32 (`fp32/`, `fp32-swiglu/`), int8 on the CPU's
+//! int8 kernels (`int8/`, `int8-pack/`) and one attention head (`attend/`,
 //! `fp32-attend/`). Throughput is in floating-point operations: criterion's "elem/s" are
 //! FLOP/s, to set against the core's fp32 multiply-add peak printed first (AVX512-BF16
 //! does twice its multiply-adds; without it the bf16 products are emulated at the fp32

@@ -4,10 +4,11 @@
 //!
 //! - `TENGEN_CPU=scalar`: no SIMD copies; the matrix products too run on Tengen's own
 //!   loops instead of the gemm crate (whose dispatch cannot be capped).
-//! - `TENGEN_CPU=avx2`: AVX2 with FMA (the fp32 path of CPUs without AVX-512); the matrix
-//!   products as under `scalar`, compiled for AVX2.
-//! - `TENGEN_CPU=avx512`: AVX-512 F, VL and BW without AVX512-BF16 or VNNI: fp32 on the
-//!   AVX-512 tiles, bf16 emulated by fp32 multiply-adds, no int8.
+//! - `TENGEN_CPU=avx2`: AVX2 with FMA, without AVX-VNNI (the paths of CPUs without AVX-512,
+//!   an older EPYC's): the matrix products as under `scalar`, compiled for AVX2; int8 on
+//!   `vpmaddubsw`.
+//! - `TENGEN_CPU=avx512`: AVX-512 F, VL and BW without AVX512-BF16 or either VNNI: fp32 on
+//!   the AVX-512 tiles, bf16 emulated by fp32 multiply-adds, int8 on AVX2's `vpmaddubsw`.
 //! - `TENGEN_CPU=avx512vnni`: AVX-512 with AVX512-BF16 and VNNI, without AMX: int8 on
 //!   `vpdpbusd` (`nn::int8`) where the CPU would use AMX's tiles (`nn::int8_amx`).
 //! - `TENGEN_CPU=native` (or unset): everything the CPU has.
@@ -31,6 +32,9 @@ pub struct Features {
     /// [`avx512vnni`](Self::avx512vnni). Linux still asks each process to request the
     /// tiles before their first use (`nn::int8_amx` does).
     pub amxint8: bool,
+    /// AVX-VNNI: `vpdpbusd` on 256-bit registers (beside [`avx2`](Self::avx2)); only
+    /// uncapped, so that a cap runs the int8 kernel of AVX2 CPUs without it.
+    pub avxvnni: bool,
     /// Whether `TENGEN_CPU` took something away from what the CPU has.
     pub capped: bool,
 }
@@ -54,6 +58,7 @@ impl Features {
                 avx512bf16: avx512 && is_x86_feature_detected!("avx512bf16"),
                 avx512vnni: avx512 && is_x86_feature_detected!("avx512vnni"),
                 amxint8: avx512 && is_x86_feature_detected!("avx512vnni") && amx_int8(),
+                avxvnni: avx2 && is_x86_feature_detected!("avxvnni"),
                 capped: false,
             }
         }
@@ -70,6 +75,7 @@ impl Features {
             avx512bf16: self.avx512bf16 && level >= 3,
             avx512vnni: self.avx512vnni && level >= 3,
             amxint8: self.amxint8 && level >= 4,
+            avxvnni: self.avxvnni && level >= 4,
             capped: false,
         };
         Some(Features {
@@ -79,7 +85,8 @@ impl Features {
     }
 
     /// The instruction sets in use, as `bench` and the start-up line name them:
-    /// `avx512+bf16+vnni+amx`, `avx512`, `avx2`, `scalar`; `(TENGEN_CPU=..)` when capped.
+    /// `avx512+bf16+vnni+amx`, `avx512`, `avx2+avxvnni`, `avx2`, `scalar`;
+    /// `(TENGEN_CPU=..)` when capped.
     pub fn describe(self) -> String {
         let mut s = if self.avx512 {
             let mut s = "avx512".to_string();
@@ -93,6 +100,8 @@ impl Features {
                 s.push_str("+amx");
             }
             s
+        } else if self.avx2 && self.avxvnni {
+            "avx2+avxvnni".to_string()
         } else if self.avx2 {
             "avx2".to_string()
         } else {
@@ -169,6 +178,7 @@ mod tests {
             avx512bf16: true,
             avx512vnni: true,
             amxint8: true,
+            avxvnni: true,
             capped: false,
         };
         assert_eq!(all.capped("native"), Some(all));
@@ -177,8 +187,9 @@ mod tests {
         let avx512 = all.capped("avx512").unwrap();
         assert!(avx512.avx512 && !avx512.avx512bf16 && !avx512.avx512vnni && avx512.capped);
         assert!(!avx512.amxint8);
+        assert!(!avx512.avxvnni);
         let avx2 = all.capped("avx2").unwrap();
-        assert!(avx2.avx2 && !avx2.avx512);
+        assert!(avx2.avx2 && !avx2.avx512 && !avx2.avxvnni);
         let scalar = all.capped("scalar").unwrap();
         assert!(!scalar.avx2 && scalar.capped);
         assert_eq!(all.capped("sse9"), None);

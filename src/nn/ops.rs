@@ -78,7 +78,7 @@ pub(super) fn conv_bf16_weights(c: &Conv) -> Option<&[u32]> {
 }
 
 /// A 1x1 convolution's weights in int8, packed on first use; `None` for other kernels or
-/// where the CPU has no AVX512-VNNI.
+/// where the layer cannot run in int8 on this CPU.
 pub(super) fn conv_int8_weights(c: &Conv) -> Option<&super::int8::Weights> {
     if c.kernel_y != 1 || c.kernel_x != 1 || !super::int8::usable(c.in_channels, c.out_channels) {
         return None;
@@ -405,7 +405,8 @@ pub enum Precision {
     /// them, else emulated).
     Bf16,
     /// int8 products on AVX512-VNNI, weights and inputs scaled per run of 128 channels
-    /// (`nn::int8`).
+    /// (`nn::int8`); on AVX-VNNI or AVX2 without AVX512-VNNI by `nn::int8`'s AVX2 kernels (on AVX2,
+    /// the weights rounded to 64 levels a side).
     Int8,
 }
 
@@ -438,7 +439,8 @@ impl Kind {
 }
 
 impl Precision {
-    /// `auto`, `fp32` or `bf16`; bf16 is refused where the CPU lacks AVX-512.
+    /// `auto`, `fp32`, `bf16` or `int8`; bf16 is refused where the CPU lacks AVX-512, int8
+    /// where it lacks AVX2.
     pub fn parse(v: &str) -> Result<Precision, String> {
         match v {
             "auto" => Ok(Precision::Auto),
@@ -446,7 +448,10 @@ impl Precision {
             "bf16" if super::bf16::available() => Ok(Precision::Bf16),
             "bf16" => Err("this CPU has no AVX-512 (F, VL, BW)".to_string()),
             "int8" if super::int8::available() => Ok(Precision::Int8),
-            "int8" => Err("this CPU has no AVX512-VNNI".to_string()),
+            "int8" => Err(
+                "this CPU has no AVX2 (with FMA): int8 runs on AVX2, AVX-VNNI or AVX512-VNNI"
+                    .to_string(),
+            ),
             _ => Err(format!("{v:?} is not auto, fp32, bf16 or int8")),
         }
     }
@@ -463,15 +468,17 @@ impl Precision {
 }
 
 /// Which kernels the dense layers run on here at `width` points (positions times area), in
-/// int8 (`amx-int8` on AMX's tiles, else `avx512vnni-int8`), bf16 (`bf16`) or fp32, as
-/// `tengen bench` names them: `avx512bf16` (AVX512-BF16's instructions), `avx512-emulated` (the same bf16 sums by fp32 multiply-adds),
+/// int8 (`amx-int8` on AMX's tiles, else `avx512vnni-int8`, `avxvnni-int8`, `avx2-int8`:
+/// [`super::int8::kernels`]), in bf16 (`bf16`) or fp32, as `tengen bench` names them:
+/// `avx512bf16` (AVX512-BF16's instructions), `avx512-emulated` (the same bf16 sums by
+/// fp32 multiply-adds),
 /// `avx512-tiles` (the same tiles in fp32), `gemm` (the gemm crate's products), and
 /// under a `TENGEN_CPU` cap below the CPU's own `avx2-loops` or `scalar-loops` (Tengen's
 /// plain products, [`super::cpu::own_products`]).
 pub fn kernels(kind: Kind, width: usize) -> &'static str {
     match (kind, super::bf16::native(), super::bf16::available()) {
         (Kind::Int8, _, _) if super::int8_amx::available() => "amx-int8",
-        (Kind::Int8, _, _) => "avx512vnni-int8",
+        (Kind::Int8, _, _) => super::int8::kernels(),
         (Kind::Bf16, true, _) => "avx512bf16",
         (Kind::Bf16, false, true) => "avx512-emulated",
         (Kind::Fp32, _, _) if super::bf16::usable_fp32(super::bf16::BLOCK, width) => "avx512-tiles",

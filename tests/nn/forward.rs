@@ -343,9 +343,15 @@ fn golden_under(cap: &str) {
     if cap == "avx512" {
         tests.push("nn::forward::bf16_stays_close_to_fp32");
     }
+    tests_under(cap, &tests);
+}
+
+/// The `tests` of this crate (full names) in a test process of their own under
+/// `TENGEN_CPU=cap`, each of them run and passed.
+fn tests_under(cap: &str, tests: &[&str]) {
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .env("TENGEN_CPU", cap)
-        .args(&tests)
+        .args(tests)
         .args(["--exact", "--test-threads", "2"])
         .output()
         .unwrap();
@@ -370,12 +376,16 @@ fn the_kernels_follow_tengen_cpu() {
     let (f, cpu) = (features(), Features::detected());
     match std::env::var("TENGEN_CPU").ok().as_deref() {
         Some("scalar") => assert!(!f.avx2 && !f.avx512 && f.capped == cpu.avx2, "{f:?}"),
-        Some("avx2") => assert!(f.avx2 && !f.avx512, "{f:?}"),
+        Some("avx2") => {
+            assert!(f.avx2 && !f.avx512 && !f.avxvnni, "{f:?}");
+            // The kernel of AVX2 CPUs without AVX-VNNI, what `int8_on_the_avx2_kernel` tests.
+            assert_eq!(tengen::nn::kernels(Kind::Int8, 81), "avx2-int8");
+        }
         Some("avx512") => assert!(f.avx512 && !f.avx512bf16 && !f.avx512vnni, "{f:?}"),
         _ => assert_eq!(f, cpu),
     }
     assert_eq!(Kind::Bf16.available(), f.avx512);
-    assert_eq!(Kind::Int8.available(), f.avx512vnni);
+    assert_eq!(Kind::Int8.available(), f.avx2);
 }
 
 #[test]
@@ -394,6 +404,17 @@ fn golden_on_the_scalar_kernels() {
 )]
 fn golden_on_the_avx2_kernels() {
     golden_under("avx2");
+}
+
+/// int8's bounds ([`int8_stays_close_to_fp32`]) on the kernel of AVX2 CPUs without either
+/// VNNI (`vpmaddubsw`, `src/nn/int8_avx2.rs`), in a test process under `TENGEN_CPU=avx2`.
+#[test]
+#[cfg_attr(
+    not(all(tengen_fixtures, tengen_avx2)),
+    ignore = "needs KataGo's fixture networks and AVX2"
+)]
+fn int8_on_the_avx2_kernel() {
+    tests_under("avx2", &["nn::forward::int8_stays_close_to_fp32"]);
 }
 
 /// fp32 on AVX-512 without AVX512-BF16 or VNNI, and bf16 emulated by fp32 multiply-adds.
@@ -533,11 +554,12 @@ fn bf16_stays_close_to_fp32() {
     );
 }
 
-/// int8 (AVX512-VNNI), with wider bounds on the means: three to four times bf16's
-/// distance (PERF.md).
+/// int8, with wider bounds on the means: on AVX512-VNNI three to four times bf16's
+/// distance (PERF.md). The AVX2 kernels' integer sums are the same
+/// ([`int8_on_the_avx2_kernel`] runs this under `TENGEN_CPU=avx2`).
 #[cfg_attr(
-    not(all(tengen_fixtures, tengen_avx512vnni)),
-    ignore = "needs KataGo's fixture networks and AVX512-VNNI"
+    not(all(tengen_fixtures, tengen_avx2)),
+    ignore = "needs KataGo's fixture networks and AVX2"
 )]
 #[test]
 fn int8_stays_close_to_fp32() {
