@@ -10,7 +10,7 @@
 //! - `TENGEN_CPU=avx512`: AVX-512 F, VL and BW without AVX512-BF16 or either VNNI: fp32 on
 //!   the AVX-512 tiles, bf16 emulated by fp32 multiply-adds, int8 on AVX2's `vpmaddubsw`.
 //! - `TENGEN_CPU=avx512vnni`: AVX-512 with AVX512-BF16 and VNNI, without AMX: int8 on
-//!   `vpdpbusd` (`nn::int8`) where the CPU would use AMX's tiles (`nn::int8_amx`).
+//!   `vpdpbusd` (`nn::int8`) where the CPU would use AMX's tiles (`nn::int8::amx`).
 //! - `TENGEN_CPU=native` (or unset): everything the CPU has.
 //!
 //! A cap never adds what the CPU lacks. Knows nothing of models or layers.
@@ -30,7 +30,7 @@ pub struct Features {
     pub avx512vnni: bool,
     /// AMX-TILE and AMX-INT8, with the tiles' state enabled by the OS (XCR0), beside
     /// [`avx512vnni`](Self::avx512vnni). Linux still asks each process to request the
-    /// tiles before their first use (`nn::int8_amx` does).
+    /// tiles before their first use (`nn::int8::amx` does).
     pub amxint8: bool,
     /// AVX-VNNI: `vpdpbusd` on 256-bit registers (beside [`avx2`](Self::avx2)); only
     /// uncapped, so that a cap runs the int8 kernel of AVX2 CPUs without it.

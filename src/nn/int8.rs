@@ -10,12 +10,16 @@
 //! is eight outputs at 48 points. Owns the formats, the rounding, which kernel runs
 //! (`Kernel`) and the AVX-512 kernels; CPUs without AVX512-VNNI run the same sums on
 //! AVX2 (`avx2`, in `int8_avx2.rs`). Where the CPU has AMX-INT8, the weights are packed a
-//! second time, as tiles, and the products run on them (`nn::int8_amx`, same bits). Knows
+//! second time, as tiles, and the products run on them (`amx`, in `int8_amx.rs`, same bits). Knows
 //! nothing of models, boards or evaluation.
 
 // The AVX2 kernels: this module's, in a file of their own beside this one.
 #[path = "int8_avx2.rs"]
 mod avx2;
+
+// The AMX kernels, the same way.
+#[path = "int8_amx.rs"]
+pub(super) mod amx;
 
 /// Inputs that share a scale (the last run of a layer may be shorter).
 pub const CHUNK: usize = 128;
@@ -95,7 +99,7 @@ pub struct Weights {
     scale: Vec<f32>,
     start: Vec<i32>,
     /// The same weights as AMX's tiles, where [`dense`] runs on them.
-    pub(super) amx: Option<super::int8_amx::Weights>,
+    pub(super) amx: Option<amx::Weights>,
 }
 
 fn quads(inputs: usize) -> usize {
@@ -146,9 +150,9 @@ pub fn pack_weights(w: &[f32], inputs: usize, outputs: usize) -> Weights {
                 b(0) | b(1) << 8 | b(2) << 16 | b(3) << 24;
         }
     }
-    let amx = super::int8_amx::usable(outputs).then(|| {
+    let amx = amx::usable(outputs).then(|| {
         let at = |o: usize, r: usize| ((o / OUTS) * nr + r) * OUTS + o % OUTS;
-        super::int8_amx::pack(&q, inputs, outputs, |o, r| {
+        amx::pack(&q, inputs, outputs, |o, r| {
             (scale[at(o, r)], start[at(o, r)])
         })
     });
@@ -274,7 +278,7 @@ pub fn dense(w: &Weights, x: &Inputs, out: &mut [f32], write: Write) {
     assert!(out.len() >= w.outputs * x.width, "output too short");
     let add = write == Write::Add;
     if let Some(amx) = &w.amx {
-        return super::int8_amx::dense(amx, &x.lanes, &x.scale, x.width, out, add);
+        return amx::dense(amx, &x.lanes, &x.scale, x.width, out, add);
     }
     #[cfg(target_arch = "x86_64")]
     // SAFETY: `here` checked the features; the packed shapes agree (asserted) and the

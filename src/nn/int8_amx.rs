@@ -1,5 +1,5 @@
-//! Dense layers in int8 on AMX's tiles (Sapphire Rapids and later): the quantised products
-//! of `nn::int8` (the same int8 weights and inputs, scales and runs of [`CHUNK`] inputs),
+//! Dense layers in int8 on AMX's tiles (Sapphire Rapids and later), `nn::int8`'s submodule
+//! `amx`: the quantised products of `nn::int8` (the same int8 weights and inputs, scales and runs of [`CHUNK`] inputs),
 //! with `tdpbsud` in place of `vpdpbusd`: one instruction multiplies 16 outputs' 64 signed
 //! weights by 64 unsigned inputs at 16 points (16,384 multiply-adds). Owns the weights'
 //! second packing, as tiles (`[block of 16 outputs][step of 64 inputs][output][input]`,
@@ -13,7 +13,7 @@
 //! Rust's AMX intrinsics are unstable: the instructions are written in `asm!`. Knows
 //! nothing of models, boards or evaluation.
 
-use super::int8::CHUNK;
+use super::CHUNK;
 
 /// Outputs (rows) of a weight tile and of a sum tile; points of an input tile.
 const ROWS: usize = 16;
@@ -43,7 +43,7 @@ pub struct Weights {
 /// Whether the tiles can be used here: the CPU has AMX-INT8 (under `TENGEN_CPU`) and
 /// Linux granted this process the tiles' state.
 pub fn available() -> bool {
-    super::cpu::features().amxint8 && permitted()
+    super::super::cpu::features().amxint8 && permitted()
 }
 
 /// Whether a layer of `outputs` runs here (whole weight tiles).
@@ -411,7 +411,7 @@ mod kernel {
 
 #[cfg(test)]
 mod tests {
-    use super::super::int8::{self, Inputs, Write};
+    use super::super::{self as int8, Inputs, Write};
     use super::*;
 
     /// The tiles give the bits AVX512-VNNI's kernel gives (the same integer sums, scaled
@@ -428,17 +428,18 @@ mod tests {
         let mut seed = 11;
         for inputs in [100, 384, 385] {
             for outputs in [64, 384] {
-                let w = super::super::bf16::test_values(inputs * outputs, &mut seed);
+                let w = super::super::super::bf16::test_values(inputs * outputs, &mut seed);
                 let amx = int8::pack_weights(&w, inputs, outputs);
                 assert!(amx.amx.is_some(), "packed for the tiles");
                 let mut vnni = amx.clone();
                 vnni.amx = None;
                 for width in [1, 17, 81, 361] {
-                    let x = super::super::bf16::test_values(inputs * width, &mut seed);
+                    let x = super::super::super::bf16::test_values(inputs * width, &mut seed);
                     let mut xq = Inputs::default();
                     xq.pack(&x, inputs, width);
                     for write in [Write::Store, Write::Add] {
-                        let before = super::super::bf16::test_values(outputs * width, &mut seed);
+                        let before =
+                            super::super::super::bf16::test_values(outputs * width, &mut seed);
                         let (mut a, mut v) = (before.clone(), before);
                         int8::dense(&amx, &xq, &mut a, write);
                         int8::dense(&vnni, &xq, &mut v, write);

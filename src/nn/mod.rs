@@ -2,7 +2,7 @@
 //! the V7 input features (`features`, with KataGo's ladder inputs in `ladder`), the
 //! forward pass (`forward`) and its layers (`ops`: convolutions, norms, the matrix
 //! products, and which kernels run them), the dense layers' kernels in bf16 (`bf16`) and
-//! int8 (`int8`, on AMX's tiles in `int8_amx`) and the fused attention head (`attend`) on AVX-512, the CPU features
+//! int8 (`int8`, on AVX2 and AMX's tiles in its submodules) and the fused attention head (`attend`) on AVX-512, the CPU features
 //! those kernels may use (`cpu`: probed once, capped by `TENGEN_CPU`), the time by kind of
 //! layer (`profile`, for `tengen bench --nn --profile`), KataGo's post-processing
 //! (`eval`) and a cache of evaluations (`cache`); here, where the default network is
@@ -17,7 +17,6 @@ pub mod eval;
 pub mod features;
 pub mod forward;
 pub mod int8;
-pub mod int8_amx;
 mod ladder;
 pub mod model;
 mod ops;

@@ -477,7 +477,7 @@ impl Precision {
 /// plain products, [`super::cpu::own_products`]).
 pub fn kernels(kind: Kind, width: usize) -> &'static str {
     match (kind, super::bf16::native(), super::bf16::available()) {
-        (Kind::Int8, _, _) if super::int8_amx::available() => "amx-int8",
+        (Kind::Int8, _, _) if super::int8::amx::available() => "amx-int8",
         (Kind::Int8, _, _) => super::int8::kernels(),
         (Kind::Bf16, true, _) => "avx512bf16",
         (Kind::Bf16, false, true) => "avx512-emulated",
