@@ -7,9 +7,8 @@
 //!
 //! - With a network: a leaf is evaluated by the network (through [`leaf`]'s seam), its
 //!   children, every legal point and the pass, get the policy as priors, and a descent
-//!   follows PUCT (see [`puct`]); optionally a subtree value bias (`bias`) and
-//!   transpositions (`--set puct-transpositions=1`). A game ended in the tree (two passes) is
-//!   valued by the network, shown the passes.
+//!   follows PUCT (see [`puct`]). A game ended in the tree (two passes) is valued by the
+//!   network, shown the passes.
 //! - The playout search: selection ([`select::urgency`]) is Gelly & Silver's minimum-MSE
 //!   blend of the move's own win rate and its AMAF win rate, priors added to the move's
 //!   own statistics as equivalent experience (see [`prior`]). A leaf gets its children
@@ -37,11 +36,9 @@
 //! one value a search gives; [`select`] the playout search's selection formula; [`tree`]
 //! the arena; [`prior`] what a new node's children start with in the playout search;
 //! [`puct`] the search with a network, which gets its leaves' evaluations through
-//! [`leaf`]'s seam (a network's, or the tests' [`fake`] one); `bias` the subtree value
-//! bias table.
+//! [`leaf`]'s seam (a network's, or the tests' [`fake`] one).
 
 pub mod analysis;
-mod bias;
 mod descend;
 pub mod fake;
 pub mod leaf;

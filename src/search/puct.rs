@@ -17,12 +17,11 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use crate::board::{splitmix64, Color, Move, KO_KEY, TO_MOVE_KEYS};
+use crate::board::{Color, Move};
 use crate::game::Game;
 use crate::nn::eval::Evaluation;
 use crate::nn::features::Features;
 use crate::playout::PlayoutRng;
-use crate::rules::KoRule;
 
 use super::analysis::Analysis;
 use super::descend::{descend, Descent};
@@ -46,7 +45,8 @@ pub(super) fn ownership_unit(with_net: bool) -> i32 {
     }
 }
 
-/// The PUCT search's constants (research knobs: `--set puct.NAME=VALUE`).
+/// The PUCT search's constants (research knobs: the `puct-*` and `nn-batch` rows of
+/// `cli::KNOBS`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PuctConfig {
     /// Exploration constant `c`, on win probabilities in [0, 1].
@@ -74,31 +74,6 @@ pub struct PuctConfig {
     /// effect on a network without one).
     pub optimism: f64,
     pub root_optimism: f64,
-    /// KataGo's `rootNumSymmetriesToSample` as a choice of two: the root's policy and
-    /// value from one symmetry (1) or the mean of all eight (8), seven more evaluations a
-    /// move for a steadier prior where visits are few.
-    pub root_symmetries: usize,
-    /// KataGo's uncertainty weighting (`uncertaintyCoeff`; 0: off): each evaluation
-    /// weighs `k / (u + k / max)` in its nodes' means, `u` the utility's uncertainty by
-    /// the network's short-term error heads, `max` [`PuctConfig::uncertainty_max_weight`].
-    pub uncertainty: f64,
-    pub uncertainty_max_weight: f64,
-    /// KataGo's `fpuParentWeightByVisitedPolicyPow` (0: off): the value first-play
-    /// urgency starts from is the parent's mean weighted by the visited policy to this
-    /// power, the rest the network's own evaluation of the parent.
-    pub fpu_parent_nn_pow: f64,
-    /// KataGo's subtree value bias (`subtreeValueBiasFactor`; 0: off): the share of its
-    /// table entry's mean (see [`super::bias`]) a new leaf's value moves by.
-    pub subtree_bias: f64,
-    /// Transpositions: a new node whose position (board, player to move, ko, a pass just
-    /// played) another node of the search has already evaluated takes that node's
-    /// children, shared, and the descent goes on through them, instead of evaluating the
-    /// position again (KataGo's graph search, in a simpler form: each node keeps its
-    /// own mean). Not under simple ko, where a shared position could lead back to itself.
-    pub transpositions: bool,
-    /// The policy's temperature: each move's probability raised to `1 / t` and the
-    /// legal moves' renormalised, at the root and inside the tree (1: the network's).
-    pub policy_temperature: f64,
     /// Leaves a search thread gathers (each descent counting its visits on the way down)
     /// and has the network evaluate in one batch. 1 by default on every board and thread
     /// count: more evaluations a second (up to a fifth more on 9x9) do not pay for the
@@ -126,13 +101,6 @@ impl Default for PuctConfig {
             lcb_stdevs: 5.0,
             optimism: 1.0,
             root_optimism: 0.2,
-            root_symmetries: 1,
-            uncertainty: 0.0,
-            uncertainty_max_weight: 8.0,
-            fpu_parent_nn_pow: 0.0,
-            subtree_bias: 0.0,
-            transpositions: false,
-            policy_temperature: 1.0,
             batch: 1,
         }
     }
@@ -155,12 +123,8 @@ struct Leaf {
     game: Game,
     /// The nodes from the root to the leaf, each with the player who moved into it.
     path: Vec<(NodeId, Color)>,
-    /// The subtree-bias key of each node of the descent below the root.
-    keys: Vec<u64>,
     /// Whether this descent claimed the leaf and expands it.
     expand: bool,
-    /// The leaf's position key, when transpositions are looked up.
-    key: Option<u64>,
     symmetry: usize,
 }
 
@@ -243,69 +207,25 @@ fn child(mv: Move, policy: f32) -> NewChild {
     }
 }
 
-/// The network's evaluation of the root, in the first symmetry or the mean of the eight
-/// ([`PuctConfig::root_symmetries`]), with the root's policy optimism.
+/// The network's evaluation of the root, in the first symmetry, with the root's policy
+/// optimism.
 fn root_evaluation(net: &NetRoot, cfg: &PuctConfig) -> Evaluation {
-    let mut request = LeafRequest::new(net.game, net.rules, 0).optimism(cfg.root_optimism as f32);
-    if cfg.root_symmetries == 8 {
-        request = request.symmetry(crate::nn::Symmetry::Mean);
-    }
-    let mut e = net
-        .source
+    let request = LeafRequest::new(net.game, net.rules, 0).optimism(cfg.root_optimism as f32);
+    net.source
         .evaluator()
         .evaluate(&[request], &|| false)
         .and_then(|mut e| e.pop())
-        .expect("an evaluation that is never stopped ends");
-    temper(&mut e, cfg.policy_temperature);
-    e
+        .expect("an evaluation that is never stopped ends")
 }
 
-/// The policy of `e` at temperature `t` ([`PuctConfig::policy_temperature`]).
-fn temper(e: &mut Evaluation, t: f64) {
-    if t == 1.0 || t <= 0.0 {
-        return;
-    }
-    let power = (1.0 / t) as f32;
-    let mut sum = 0.0f32;
-    let mut before = 0.0f32;
-    for (p, &legal) in e.policy.iter_mut().zip(&e.legal) {
-        if legal && *p > 0.0 {
-            before += *p;
-            *p = p.powf(power);
-            sum += *p;
-        }
-    }
-    if e.pass > 0.0 {
-        before += e.pass;
-        e.pass = e.pass.powf(power);
-        sum += e.pass;
-    }
-    if sum > 0.0 {
-        let k = before / sum;
-        for (p, &legal) in e.policy.iter_mut().zip(&e.legal) {
-            if legal {
-                *p *= k;
-            }
-        }
-        e.pass *= k;
-    }
-}
-
-/// The root's evaluation ([`root_evaluation`]), kept in the root of `tree` as its own:
-/// its lead for Black, and its children.
+/// The root's evaluation ([`root_evaluation`]): its lead for Black, and its children.
 pub(super) fn evaluate_root(
-    tree: &Tree,
     net: &NetRoot,
     cfg: &PuctConfig,
     keep: &dyn Fn(Move) -> bool,
 ) -> (f64, Vec<NewChild>) {
     let e = root_evaluation(net, cfg);
-    let lead = -(e.white_lead as f64);
-    let root = tree.node(ROOT);
-    root.nn_white
-        .store((e.white_win + 0.5 * e.no_result).to_bits(), Relaxed);
-    root.nn_lead.store((lead as f32).to_bits(), Relaxed);
-    (lead, children(net.game, &e, keep))
+    (-(e.white_lead as f64), children(net.game, &e, keep))
 }
 
 /// Gives the children of a root kept from an earlier search (their policy seen from
@@ -344,9 +264,7 @@ fn simulate(
         nw.leaves.resize_with(k, || Leaf {
             game: net.game.clone(),
             path: Vec::with_capacity(64),
-            keys: Vec::new(),
             expand: false,
-            key: None,
             symmetry: 0,
         });
     }
@@ -360,7 +278,7 @@ fn simulate(
             LeafRequest::new(&leaf.game, net.rules, leaf.symmetry).optimism(cfg.optimism as f32)
         })
         .collect();
-    let Some(mut evals) = nw.eval.evaluate(&requests, stop) else {
+    let Some(evals) = nw.eval.evaluate(&requests, stop) else {
         for leaf in nw.leaves[..k].iter().rev() {
             for &(id, _) in &leaf.path {
                 tree.node(id).visits.fetch_sub(1, Relaxed);
@@ -371,31 +289,21 @@ fn simulate(
         }
         return None;
     };
-    // The children's priors: the policy at the search's temperature.
-    for (leaf, e) in nw.leaves[..k].iter().zip(&mut evals) {
-        if leaf.expand {
-            temper(e, cfg.policy_temperature);
-        }
-    }
     Some(
         nw.leaves[..k]
             .iter()
             .zip(&evals)
-            .map(|(leaf, e)| back_up(shared, net, leaf, e))
+            .map(|(leaf, e)| back_up(shared, leaf, e))
             .collect(),
     )
 }
 
-/// A PUCT descent into a leaf of the batch: its game, the subtree-bias keys of the
-/// nodes below the root, and whether it claimed its last node for expansion.
+/// A PUCT descent into a leaf of the batch: its game, and whether it claimed its last
+/// node for expansion.
 struct NetDescent<'l, 'n> {
     net: &'l NetRoot<'n>,
     game: &'l mut Game,
-    keys: &'l mut Vec<u64>,
     expand: &'l mut bool,
-    key: &'l mut Option<u64>,
-    /// The move before the next one (for the subtree-bias keys), when they are kept.
-    prev: Option<Option<Move>>,
 }
 
 impl Descent for NetDescent<'_, '_> {
@@ -412,34 +320,13 @@ impl Descent for NetDescent<'_, '_> {
     }
 
     fn play(&mut self, color: Color, mv: Move) -> bool {
-        if let Some(prev) = &mut self.prev {
-            self.keys
-                .push(super::bias::key(self.game.board(), *prev, mv, color));
-            *prev = Some(mv);
-        }
         self.game.play_record(color, mv).is_ok()
     }
 
     /// Claims the leaf for expansion when the tree has room (it is expanded with the
-    /// policy once evaluated); the descent stops there. With transpositions, a leaf whose
-    /// position another node has been expanded at is linked to that node's children
-    /// instead, and the descent goes on.
+    /// policy once evaluated); the descent stops there.
     fn unexpanded(&mut self, shared: &Shared, node: NodeId, _visits: u32, _color: Color) -> bool {
         let tree = shared.tree;
-        if shared.config.puct.transpositions && self.game.rules().ko != KoRule::Simple {
-            let key = position_key(self.game);
-            *self.key = Some(key);
-            let seen = lock(&self.net.positions).get(&key).copied();
-            if let Some(other) = seen {
-                if other != node
-                    && tree.node(other).is_expanded()
-                    && tree.try_claim(node)
-                    && tree.link(node, other)
-                {
-                    return true;
-                }
-            }
-        }
         *self.expand = !tree.is_full() && tree.try_claim(node);
         false
     }
@@ -450,63 +337,30 @@ impl Descent for NetDescent<'_, '_> {
 /// A game ended in the tree stops it too: the network, shown the two passes, values it.
 fn descend_into(shared: &Shared, net: &NetRoot, leaf: &mut Leaf) {
     leaf.game.clone_from(net.game);
-    leaf.keys.clear();
     leaf.expand = false;
-    leaf.key = None;
-    let bias = shared.config.puct.subtree_bias > 0.0;
     let mut d = NetDescent {
         net,
         game: &mut leaf.game,
-        keys: &mut leaf.keys,
         expand: &mut leaf.expand,
-        key: &mut leaf.key,
-        prev: bias.then_some(shared.root_history[0]),
     };
     descend(shared, &mut d, &mut leaf.path);
 }
 
 /// The backup of one leaf's evaluation `e`: the leaf expanded if the descent claimed it,
-/// the value (moved by the subtree bias), lead and spread added to every node of the
-/// path with the evaluation's weight, the bias table updated.
-fn back_up(shared: &Shared, net: &NetRoot, leaf: &Leaf, e: &Evaluation) -> Backed {
+/// the value, lead and spread added to every node of the path.
+fn back_up(shared: &Shared, leaf: &Leaf, e: &Evaluation) -> Backed {
     let tree = shared.tree;
-    let cfg = &shared.config.puct;
     let path = &leaf.path;
     let node = path.last().expect("a path holds the root").0;
     if leaf.expand {
-        let kids = children(&leaf.game, e, &|_| true);
-        if tree.expand(node, &kids) {
-            if let Some(key) = leaf.key {
-                lock(&net.positions).entry(key).or_insert(node);
-            }
-        }
+        tree.expand(node, &children(&leaf.game, e, &|_| true));
     }
     let mean = e.white_score_mean as f64;
-    let raw_white = e.white_win as f64 + 0.5 * e.no_result as f64;
+    let white = e.white_win as f64 + 0.5 * e.no_result as f64;
     let lead = -(e.white_lead as f64);
     let variance = (e.white_score_mean_sq as f64 - mean * mean).max(0.0);
-    let weight = eval_weight(cfg, e, net.centre, net.game.size());
-    // The leaf's value as backed up: the network's, moved by the subtree bias.
-    let mut white = raw_white;
-    let bias = cfg.subtree_bias > 0.0;
-    let mut table = bias.then(|| lock(&net.bias));
-    if let (Some(t), Some(&key)) = (&table, leaf.keys.get(path.len().wrapping_sub(2))) {
-        let shift = cfg.subtree_bias * t.mean(key);
-        let leaf_mover = path[path.len() - 1].1;
-        white += if leaf_mover == Color::White {
-            shift
-        } else {
-            -shift
-        };
-    }
-    let lead_fixed = (lead * weight * LEAD_UNIT).round() as i64;
-    let sq_fixed = ((variance + lead * lead) * weight * SCORE_SQ_UNIT).round() as u64;
-    let weight_fixed = (weight * WEIGHT_UNIT).round() as u64;
-    if leaf.expand {
-        let n = tree.node(node);
-        n.nn_white.store((raw_white as f32).to_bits(), Relaxed);
-        n.nn_lead.store((lead as f32).to_bits(), Relaxed);
-    }
+    let lead_fixed = (lead * LEAD_UNIT).round() as i64;
+    let sq_fixed = ((variance + lead * lead) * SCORE_SQ_UNIT).round() as u64;
     for &(id, mover) in path.iter() {
         let v = if mover == Color::White {
             white
@@ -516,22 +370,13 @@ fn back_up(shared: &Shared, net: &NetRoot, leaf: &Leaf, e: &Evaluation) -> Backe
         let n = tree.node(id);
         let v = v.clamp(0.0, 1.0);
         n.value_sum
-            .fetch_add((v * weight * VALUE_UNIT).round() as u64, Relaxed);
+            .fetch_add((v * VALUE_UNIT).round() as u64, Relaxed);
         n.value_sq_sum
-            .fetch_add((v * v * weight * VALUE_UNIT).round() as u64, Relaxed);
+            .fetch_add((v * v * VALUE_UNIT).round() as u64, Relaxed);
         n.lead_sum.fetch_add(lead_fixed, Relaxed);
         n.score_sq_sum.fetch_add(sq_fixed, Relaxed);
-        n.weight_sum.fetch_add(weight_fixed, Relaxed);
+        n.weight_sum.fetch_add(WEIGHT_UNIT as u64, Relaxed);
         n.evals.fetch_add(1, Relaxed);
-    }
-    if let Some(t) = &mut table {
-        let size = net.game.size();
-        let inner = path.len().saturating_sub(1);
-        for (&(id, mover), &key) in path[..inner].iter().skip(1).zip(&leaf.keys) {
-            if let Some(delta) = subtree_delta(tree, id, mover, cfg, net.centre, size) {
-                t.update(id, key, delta.0, delta.1);
-            }
-        }
     }
     let size = e.size;
     let owner = leaf
@@ -550,73 +395,6 @@ fn back_up(shared: &Shared, net: &NetRoot, leaf: &Leaf, e: &Evaluation) -> Backe
     }
 }
 
-/// A position's key for transpositions: the board, the player to move, the ko and
-/// whether a pass was just played (another would end the game).
-///
-/// (The ko is forbidden to the player to move, so its point alone says which.)
-pub(super) fn position_key(game: &Game) -> u64 {
-    let b = game.board();
-    let mut k = b.hash() ^ TO_MOVE_KEYS[game.to_move().index()];
-    if let Some((p, _)) = b.ko() {
-        k ^= KO_KEY.wrapping_mul(u64::from(p.0));
-    }
-    if game.consecutive_passes() > 0 {
-        k ^= splitmix64(KO_KEY).1;
-    }
-    k
-}
-
-/// A mutex's contents, also after a thread panicked holding it.
-fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// How much better node `id`'s children's weighted mean utility is than the network's
-/// own value of the node, for `mover` (who made its move), and the children's weight;
-/// `None` before any child is evaluated.
-fn subtree_delta(
-    tree: &Tree,
-    id: NodeId,
-    mover: Color,
-    cfg: &PuctConfig,
-    centre: f64,
-    size: usize,
-) -> Option<(f64, f64)> {
-    let (mut value, mut lead, mut weight) = (0.0, 0.0, 0.0);
-    for c in tree.node(id).children() {
-        let s = tree.node(c).stats();
-        if s.evals > 0 {
-            value += s.value_sum as f64 / VALUE_UNIT;
-            lead += s.lead_sum as f64 / LEAD_UNIT;
-            weight += s.weight_sum as f64 / WEIGHT_UNIT;
-        }
-    }
-    if weight <= 0.0 {
-        return None;
-    }
-    let n = tree.node(id);
-    let sign = if mover == Color::Black { 1.0 } else { -1.0 };
-    let white = f32::from_bits(n.nn_white.load(Relaxed)) as f64;
-    let own = |white: f64| {
-        if mover == Color::White {
-            white
-        } else {
-            1.0 - white
-        }
-    };
-    let nn = own(white)
-        + utility(
-            cfg,
-            sign,
-            centre,
-            size,
-            f32::from_bits(n.nn_lead.load(Relaxed)) as f64,
-        );
-    // The children's values are their movers', the node's opponent's.
-    let children = 1.0 - value / weight + utility(cfg, sign, centre, size, lead / weight);
-    Some((children - nn, weight))
-}
-
 /// `2/pi atan(x)`: a score's utility, in (-1, 1).
 fn score_shape(x: f64) -> f64 {
     std::f64::consts::FRAC_2_PI * x.atan()
@@ -629,27 +407,6 @@ fn utility(cfg: &PuctConfig, sign: f64, centre: f64, size: usize, lead_black: f6
     let lead = sign * lead_black;
     cfg.score_utility * score_shape((lead - sign * centre) / scale)
         + cfg.static_score_utility * score_shape(lead / scale)
-}
-
-/// How fast [`utility`] changes with Black's lead, at `lead_black`.
-fn utility_slope(cfg: &PuctConfig, centre: f64, size: usize, lead_black: f64) -> f64 {
-    let scale = 0.75 * size as f64;
-    let slope = |x: f64| std::f64::consts::FRAC_2_PI * scale / (scale * scale + x * x);
-    cfg.score_utility * slope(lead_black - centre) + cfg.static_score_utility * slope(lead_black)
-}
-
-/// An evaluation's weight in the means of the nodes above it ([`PuctConfig::uncertainty`]):
-/// 1 when off. The uncertainty is KataGo's, on its utility scale (twice ours): the
-/// short-term win-loss error plus the score utility's slope times the short-term score
-/// error.
-fn eval_weight(cfg: &PuctConfig, e: &Evaluation, centre: f64, size: usize) -> f64 {
-    if cfg.uncertainty <= 0.0 {
-        return 1.0;
-    }
-    let slope = 2.0 * utility_slope(cfg, centre, size, -(e.white_score_mean as f64));
-    let u = e.shortterm_winloss_error as f64 + slope * e.shortterm_score_error as f64;
-    let u = if u.is_finite() { u.max(0.0) } else { 0.0 };
-    cfg.uncertainty / (u + cfg.uncertainty / cfg.uncertainty_max_weight)
 }
 
 /// The standard deviation of `n` values measured as `sd`, with [`VALUE_STDEV_PRIOR`].
@@ -713,29 +470,11 @@ fn select(
     }
     // The parent's value for the player to move there (its own statistics are its
     // mover's, the opponent's).
-    let node = tree.node(id);
-    let nn_q = || {
-        let white = f32::from_bits(node.nn_white.load(Relaxed)) as f64;
-        let own = if to_move == Color::White {
-            white
-        } else {
-            1.0 - white
-        };
-        own + utility(f32::from_bits(node.nn_lead.load(Relaxed)) as f64)
-    };
-    // A node just linked to a transposition has no mean of its own yet: the network's
-    // value of its position stands in.
-    let mut parent_q = if parent.visits > 1 {
+    let parent_q = if parent.visits > 1 {
         1.0 - parent.value() + utility(parent.lead())
-    } else if node.is_linked() {
-        nn_q()
     } else {
         0.5
     };
-    if cfg.fpu_parent_nn_pow > 0.0 {
-        let share = visited_policy.powf(cfg.fpu_parent_nn_pow).min(1.0);
-        parent_q = share * parent_q + (1.0 - share) * nn_q();
-    }
     let reduction = if root {
         cfg.root_fpu_reduction
     } else {
@@ -781,132 +520,6 @@ fn select(
 mod tests {
     use super::*;
     use crate::search::analysis::Candidate;
-
-    /// Every expanded node of `tree` under `id` (reached once each, shared children
-    /// once) with its position key, `game` the position at `id`.
-    fn expanded_by_key(
-        tree: &Tree,
-        id: NodeId,
-        game: &Game,
-        seen: &mut std::collections::HashSet<NodeId>,
-        out: &mut Vec<(u64, NodeId)>,
-    ) {
-        if !seen.insert(id) || !tree.node(id).is_expanded() {
-            return;
-        }
-        out.push((position_key(game), id));
-        for c in tree.node(id).children() {
-            let mut g = game.clone();
-            if g.play_record(game.to_move(), tree.node(c).mv()).is_ok() {
-                expanded_by_key(tree, c, &g, seen, out);
-            }
-        }
-    }
-
-    #[test]
-    fn a_policy_temperature_keeps_the_order_and_the_sum() {
-        let e = Evaluation {
-            size: 2,
-            policy: vec![0.5, 0.3, 0.0, 0.15],
-            legal: vec![true, true, false, true],
-            pass: 0.05,
-            ..evaluation(0.0, 0.0)
-        };
-        let at = |t: f64| {
-            let mut e = e.clone();
-            temper(&mut e, t);
-            let mut all = e.policy.clone();
-            all.push(e.pass);
-            all
-        };
-        assert_eq!(at(1.0), vec![0.5, 0.3, 0.0, 0.15, 0.05]);
-        for t in [0.5, 0.8, 1.3, 2.0] {
-            let p = at(t);
-            let sum: f32 = p.iter().sum();
-            assert!((sum - 1.0).abs() < 1e-5, "{t}: {p:?}");
-            assert!(
-                p[0] > p[1] && p[1] > p[3] && p[3] > p[4] && p[2] == 0.0,
-                "{t}: {p:?}"
-            );
-            // Hotter flattens, colder sharpens.
-            assert_eq!(p[0] < 0.5, t > 1.0, "{t}: {p:?}");
-        }
-    }
-
-    #[test]
-    fn a_transposition_shares_the_first_nodes_children() {
-        use crate::search::{fake::FakeNet, Limits, Search, SearchConfig};
-        let mut g = Game::new(9, crate::rules::Rules::chinese()).unwrap();
-        for (c, col, row) in [
-            (Color::Black, 4, 4),
-            (Color::White, 2, 2),
-            (Color::Black, 6, 3),
-        ] {
-            g.play(c, Move::Place(crate::board::Point::from_coord(col, row)))
-                .unwrap();
-        }
-        let run = |transpositions: bool| {
-            let mut config = SearchConfig {
-                threads: 1,
-                seed: 5,
-                max_memory_mib: 64,
-                ..SearchConfig::default()
-            };
-            config.puct.transpositions = transpositions;
-            let mut s = Search::new(config);
-            s.set_evaluator(Some(std::sync::Arc::new(FakeNet::new())));
-            let a = s.run(&g, Color::White, &Limits::playouts(600));
-            (s, a)
-        };
-        let (s, a) = run(true);
-        assert_eq!((a.root_visits, a.playouts), (600, 600));
-        let tree = s.kept_tree().expect("a tree is kept");
-        let mut nodes = Vec::new();
-        expanded_by_key(tree, ROOT, &g, &mut Default::default(), &mut nodes);
-        let mut first: std::collections::HashMap<u64, NodeId> = Default::default();
-        for &(key, id) in nodes.iter().filter(|&&(_, id)| !tree.node(id).is_linked()) {
-            let twin = first.insert(key, id);
-            assert_eq!(
-                twin, None,
-                "two nodes {twin:?} and {id} were expanded at one position"
-            );
-        }
-        let linked: Vec<_> = nodes
-            .iter()
-            .filter(|&&(_, id)| tree.node(id).is_linked())
-            .collect();
-        assert!(
-            linked.len() >= 2,
-            "{} linked of {} expanded",
-            linked.len(),
-            nodes.len()
-        );
-        for &&(key, id) in &linked {
-            let other = first[&key];
-            assert_eq!(tree.node(id).children(), tree.node(other).children());
-            assert!(
-                tree.node(id).stats().evals >= 1,
-                "the descent went on through it"
-            );
-        }
-        // Without: the same positions expanded twice, and no node linked.
-        let (s, _) = run(false);
-        let tree = s.kept_tree().expect("a tree is kept");
-        let mut nodes = Vec::new();
-        expanded_by_key(tree, ROOT, &g, &mut Default::default(), &mut nodes);
-        assert!(nodes.iter().all(|&(_, id)| !tree.node(id).is_linked()));
-        let keys: std::collections::HashSet<u64> = nodes.iter().map(|&(k, _)| k).collect();
-        assert!(keys.len() < nodes.len());
-        // One thread and a seed repeat exactly with transpositions too.
-        let (_, b) = run(true);
-        let fp = |a: &Analysis| -> Vec<(Move, u32, u64)> {
-            a.candidates
-                .iter()
-                .map(|c| (c.mv, c.visits, c.winrate.to_bits()))
-                .collect()
-        };
-        assert_eq!(fp(&a), fp(&b));
-    }
 
     fn candidate(mv: u16, visits: u32, winrate: f64, value_stdev: f64) -> Candidate {
         Candidate {
@@ -1021,49 +634,6 @@ mod tests {
         assert_eq!(pick(), Some(p(11)));
         tree.abandon(first);
         assert!(!tree.node(first).is_expanding());
-    }
-
-    fn evaluation(winloss_error: f32, score_error: f32) -> Evaluation {
-        Evaluation {
-            size: 9,
-            policy: vec![0.0; 81],
-            legal: vec![true; 81],
-            pass: 0.0,
-            white_win: 0.5,
-            white_loss: 0.5,
-            no_result: 0.0,
-            white_score_mean: 0.0,
-            white_score_mean_sq: 0.0,
-            white_lead: 0.0,
-            var_time_left: -1.0,
-            shortterm_winloss_error: winloss_error,
-            shortterm_score_error: score_error,
-            white_ownership: vec![0.0; 81],
-        }
-    }
-
-    #[test]
-    fn uncertain_evaluations_weigh_less_up_to_a_bound() {
-        let off = PuctConfig {
-            uncertainty: 0.0,
-            ..PuctConfig::default()
-        };
-        assert_eq!(eval_weight(&off, &evaluation(0.5, 10.0), 0.0, 9), 1.0);
-        let cfg = PuctConfig {
-            uncertainty: 0.25,
-            ..PuctConfig::default()
-        };
-        // Certain: the bound (8). Uncertain: KataGo's 0.25 / (u + 0.25 / 8).
-        assert!((eval_weight(&cfg, &evaluation(0.0, 0.0), 0.0, 9) - 8.0).abs() < 1e-9);
-        let w = eval_weight(&cfg, &evaluation(0.25, 0.0), 0.0, 9);
-        assert!((w - 0.25 / (0.25 + 0.25 / 8.0)).abs() < 1e-9, "{w}");
-        // The score error counts by the score utility's slope: at the centre, on 9x9,
-        // 2 (KataGo's scale) x (0.15 + 0.05) x 2/pi / 6.75 per point.
-        let slope = 2.0 * 0.2 * std::f64::consts::FRAC_2_PI / 6.75;
-        let w = eval_weight(&cfg, &evaluation(0.0, 3.0), 0.0, 9);
-        assert!((w - 0.25 / (3.0 * slope + 0.25 / 8.0)).abs() < 1e-9, "{w}");
-        // Bad outputs never make a weight that is not a number.
-        assert!(eval_weight(&cfg, &evaluation(f32::NAN, 1.0), 0.0, 9).is_finite());
     }
 
     #[test]

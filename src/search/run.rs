@@ -93,12 +93,6 @@ impl Search {
         self.net = source;
     }
 
-    /// The tree kept from the last search, for the tests' inspection.
-    #[cfg(test)]
-    pub(super) fn kept_tree(&self) -> Option<&Tree> {
-        self.tree.as_ref().map(|(t, _)| t)
-    }
-
     /// Forgets the tree (the network's evaluations stay cached): the next search starts
     /// from nothing, whatever position came before.
     pub fn clear_tree(&mut self) {
@@ -256,15 +250,13 @@ impl Search {
                 game: g,
                 rules: InputRules::from_rules(game.rules()),
                 centre: tree.node(ROOT).stats().lead(),
-                bias: Default::default(),
-                positions: Default::default(),
             }),
             _ => None,
         };
         if !tree.node(ROOT).is_expanded() && tree.try_claim(ROOT) {
             let kids = match &mut net {
                 Some(net) => {
-                    let (lead, kids) = puct::evaluate_root(&tree, net, &config.puct, &legal);
+                    let (lead, kids) = puct::evaluate_root(net, &config.puct, &legal);
                     net.centre = lead;
                     kids
                 }

@@ -3,7 +3,6 @@
 //! add to as they go. Used by the run (which builds it) and the walk (which reads it).
 
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering::*};
-use std::sync::Mutex;
 
 use crate::board::{Board, Color, Move, Point, NUM_CELLS};
 use crate::game::Game;
@@ -196,9 +195,4 @@ pub(super) struct NetRoot<'a> {
     pub(super) rules: InputRules,
     /// The network's lead for Black at the root: the score utility's centre.
     pub(super) centre: f64,
-    /// This search's subtree value bias table.
-    pub(super) bias: Mutex<super::bias::BiasTable>,
-    /// With [`super::PuctConfig::transpositions`]: the expanded node of each position
-    /// (by `puct::position_key`) this search has evaluated.
-    pub(super) positions: Mutex<std::collections::HashMap<u64, NodeId>>,
 }

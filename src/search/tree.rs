@@ -27,8 +27,7 @@ pub struct Node {
     /// The move's point index, 0 for a pass.
     mv: AtomicU16,
     state: AtomicU8,
-    /// Bit 0: pruned (illegal at the root by superko). Bit 1: linked (its children are
-    /// another node's, of the same position reached by another move order).
+    /// Bit 0: pruned (illegal at the root by superko).
     flags: AtomicU8,
     num_children: AtomicU16,
     first_child: AtomicU32,
@@ -181,11 +180,6 @@ impl Node {
         self.flags.fetch_or(1, Relaxed);
     }
 
-    /// Whether the node's children are another node's ([`Tree::link`]).
-    pub fn is_linked(&self) -> bool {
-        self.flags.load(Relaxed) & 2 != 0
-    }
-
     /// Takes back [`Node::prune`] (a root move allowed again in a later search).
     pub fn unprune(&self) {
         self.flags.fetch_and(!1, Relaxed);
@@ -236,14 +230,10 @@ impl Node {
         self.weight_sum.store(s.weight_sum, Relaxed);
     }
 
-    /// Makes the node expanded with the `n` children from `first` (another node's too,
-    /// when `linked`).
-    fn set_children(&self, first: NodeId, n: usize, linked: bool) {
+    /// Makes the node expanded with the `n` children from `first`.
+    fn set_children(&self, first: NodeId, n: usize) {
         self.first_child.store(first, Relaxed);
         self.num_children.store(n as u16, Relaxed);
-        if linked {
-            self.flags.fetch_or(2, Relaxed);
-        }
         self.state.store(EXPANDED, Release);
     }
 
@@ -368,25 +358,7 @@ impl Tree {
             node.prior_wins.store(c.prior_wins, Relaxed);
             node.policy.store(c.policy.to_bits(), Relaxed);
         }
-        self.node(id).set_children(first, n, false);
-        true
-    }
-
-    /// Expands the claimed node `id` with the children of the expanded node `other` (a
-    /// transposition: the same position by another move order), shared, not copied:
-    /// descents through either node then follow and add to the same children. The
-    /// network's evaluation of `other` becomes `id`'s. False (`id` left a leaf) if
-    /// `other` is not expanded or has no children.
-    pub fn link(&self, id: NodeId, other: NodeId) -> bool {
-        let o = self.node(other);
-        let kids = o.children();
-        if kids.is_empty() || id == other {
-            self.abandon(id);
-            return false;
-        }
-        let n = self.node(id);
-        n.copy_nn(o);
-        n.set_children(kids.start, kids.len(), true);
+        self.node(id).set_children(first, n);
         true
     }
 
@@ -414,25 +386,17 @@ impl Tree {
             .mv
             .store(self.node(id).mv.load(Relaxed), Relaxed);
         let mut queue = std::collections::VecDeque::from([(id, ROOT)]);
-        // Children shared by linked nodes are copied once and stay shared: the old first
-        // child's id to the new one's.
-        let mut runs = std::collections::HashMap::new();
         while let Some((old, new)) = queue.pop_front() {
             let kids = self.node(old).children();
             if kids.is_empty() {
                 continue;
             }
             let n = kids.len();
-            if let Some(&first) = runs.get(&kids.start) {
-                out.node(new).set_children(first, n, true);
-                continue;
-            }
             let first = out.used.load(Relaxed);
             if first as usize + n > limit {
                 continue;
             }
             out.used.store(first + n as u32, Relaxed);
-            runs.insert(kids.start, first);
             for (i, c) in kids.enumerate() {
                 let src = self.node(c);
                 let dst = out.node(first + i as u32);
@@ -441,7 +405,7 @@ impl Tree {
                 dst.copy_nn(src);
                 queue.push_back((c, first + i as u32));
             }
-            out.node(new).set_children(first, n, false);
+            out.node(new).set_children(first, n);
         }
         out
     }
@@ -540,32 +504,6 @@ mod tests {
         let c2 = w.child_by_move(ROOT, Move::Place(Point(31))).unwrap();
         assert!(!w.node(c2).is_expanded());
         assert_eq!(w.node(c2).stats().visits, 7);
-    }
-
-    #[test]
-    fn linked_children_stay_shared_in_an_extracted_tree() {
-        let t = Tree::new(100);
-        let kid = |p: u16| NewChild {
-            mv: Move::Place(Point(p)),
-            prior_visits: 0,
-            prior_wins: 0,
-            policy: 0.5,
-        };
-        assert!(t.try_claim(ROOT) && t.expand(ROOT, &[kid(30), kid(31)]));
-        let (a, b) = (1, 2);
-        assert!(t.try_claim(a) && t.expand(a, &[kid(40), kid(41), kid(42)]));
-        assert!(t.try_claim(b) && t.link(b, a));
-        assert!(t.node(b).is_linked() && !t.node(a).is_linked());
-        assert_eq!(t.node(b).children(), t.node(a).children());
-        t.node(4).visits.store(9, Relaxed);
-        // The node with no children of its own to give is not linked.
-        assert!(t.try_claim(4) && !t.link(4, 5));
-        assert!(!t.node(4).is_expanded() && !t.node(4).is_linked());
-        let u = t.extract(ROOT, usize::MAX);
-        assert_eq!(u.len(), 1 + 2 + 3, "the shared children copied once");
-        assert_eq!(u.node(1).children(), u.node(2).children());
-        assert!(u.node(2).is_linked());
-        assert_eq!(u.node(4).stats().visits, 9);
     }
 
     #[test]
