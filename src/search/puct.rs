@@ -28,9 +28,7 @@ use super::descend::{descend, Descent};
 use super::leaf::{LeafEvaluator, LeafRequest};
 use super::shared::{NetRoot, Shared};
 use super::simulator::{Outcome, Owner, Simulator};
-use super::tree::{
-    NewChild, NodeId, Tree, LEAD_UNIT, ROOT, SCORE_SQ_UNIT, VALUE_UNIT, WEIGHT_UNIT,
-};
+use super::tree::{NewChild, NodeId, Tree, LEAD_UNIT, ROOT, SCORE_SQ_UNIT, VALUE_UNIT};
 
 /// Fixed-point unit of the network's ownership in the search's ownership sums.
 const OWNERSHIP_UNIT: i32 = 1024;
@@ -375,7 +373,6 @@ fn back_up(shared: &Shared, leaf: &Leaf, e: &Evaluation) -> Backed {
             .fetch_add((v * v * VALUE_UNIT).round() as u64, Relaxed);
         n.lead_sum.fetch_add(lead_fixed, Relaxed);
         n.score_sq_sum.fetch_add(sq_fixed, Relaxed);
-        n.weight_sum.fetch_add(WEIGHT_UNIT as u64, Relaxed);
         n.evals.fetch_add(1, Relaxed);
     }
     let size = e.size;

@@ -53,23 +53,15 @@ pub struct Node {
     /// With a network: the sum of its win probabilities squared (in 1/[`VALUE_UNIT`]), for
     /// the value's spread under the move.
     pub value_sq_sum: AtomicU64,
-    /// With a network: the evaluations backed up through the node, and the sum of their
-    /// weights (in 1/[`WEIGHT_UNIT`]). The value, lead and square sums above are each
-    /// evaluation's figure times its weight, so that the means are weighted means.
+    /// With a network: the evaluations backed up through the node, what the sums above
+    /// are divided by for their means.
     pub evals: AtomicU32,
-    pub weight_sum: AtomicU64,
-    /// With a network, once expanded: the network's own evaluation of the node's
-    /// position (`f32` bits): White's win probability and Black's lead.
-    pub nn_white: AtomicU32,
-    pub nn_lead: AtomicU32,
 }
 
 /// Fixed-point units of [`Node::value_sum`], [`Node::lead_sum`] and [`Node::score_sq_sum`].
 pub const VALUE_UNIT: f64 = (1u64 << 24) as f64;
 pub const LEAD_UNIT: f64 = 1024.0;
 pub const SCORE_SQ_UNIT: f64 = 16.0;
-/// Fixed-point unit of [`Node::weight_sum`].
-pub const WEIGHT_UNIT: f64 = (1u64 << 20) as f64;
 
 /// A plain copy of a node's statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -87,20 +79,14 @@ pub struct Stats {
     pub score_sq_sum: u64,
     pub value_sq_sum: u64,
     pub evals: u32,
-    pub weight_sum: u64,
 }
 
 impl Stats {
-    /// The sum of the weights of the evaluations backed up (0 if none).
-    fn weight(&self) -> f64 {
-        self.weight_sum as f64 / WEIGHT_UNIT
-    }
-
-    /// The weighted mean of the network's win probabilities for the player who made the
-    /// move, the descents still in flight counted as losses (the virtual loss); 0.5 before
-    /// any evaluation.
+    /// The mean of the network's win probabilities for the player who made the move, the
+    /// descents still in flight counted as losses (the virtual loss); 0.5 before any
+    /// evaluation.
     pub fn value(&self) -> f64 {
-        if self.evals == 0 || self.weight_sum == 0 {
+        if self.evals == 0 {
             0.5
         } else {
             self.mean_value() * self.in_share()
@@ -113,43 +99,44 @@ impl Stats {
         self.evals as f64 / self.visits.max(self.evals).max(1) as f64
     }
 
-    /// The weighted mean of the evaluations backed up, without the virtual loss.
+    /// The mean of the evaluations backed up, without the virtual loss.
     fn mean_value(&self) -> f64 {
-        self.value_sum as f64 / VALUE_UNIT / self.weight()
+        self.value_sum as f64 / VALUE_UNIT / self.evals as f64
     }
 
-    /// The network's weighted mean lead for Black (0 unvisited), the descents still in
-    /// flight counted as leads of 0.
+    /// The network's mean lead for Black (0 unvisited), the descents still in flight
+    /// counted as leads of 0.
     pub fn lead(&self) -> f64 {
         self.mean_lead() * self.in_share()
     }
 
-    /// The weighted mean lead of the evaluations backed up.
+    /// The mean lead of the evaluations backed up.
     fn mean_lead(&self) -> f64 {
-        if self.weight_sum == 0 {
+        if self.evals == 0 {
             0.0
         } else {
-            self.lead_sum as f64 / LEAD_UNIT / self.weight()
+            self.lead_sum as f64 / LEAD_UNIT / self.evals as f64
         }
     }
 
     /// The standard deviation of the final score under the move by the network: its
     /// evaluations' own spread and the spread of their leads (0 unvisited).
     pub fn score_stdev(&self) -> f64 {
-        if self.weight_sum == 0 {
+        if self.evals == 0 {
             return 0.0;
         }
-        let mean_sq = self.score_sq_sum as f64 / SCORE_SQ_UNIT / self.weight() * self.in_share();
+        let mean_sq =
+            self.score_sq_sum as f64 / SCORE_SQ_UNIT / self.evals as f64 * self.in_share();
         (mean_sq - self.lead() * self.lead()).max(0.0).sqrt()
     }
 
     /// The standard deviation of the network's win probabilities under the move (0
     /// unvisited).
     pub fn value_stdev(&self) -> f64 {
-        if self.weight_sum == 0 {
+        if self.evals == 0 {
             return 0.0;
         }
-        let mean_sq = self.value_sq_sum as f64 / VALUE_UNIT / self.weight() * self.in_share();
+        let mean_sq = self.value_sq_sum as f64 / VALUE_UNIT / self.evals as f64 * self.in_share();
         (mean_sq - self.value() * self.value()).max(0.0).sqrt()
     }
 }
@@ -209,7 +196,6 @@ impl Node {
             score_sq_sum: self.score_sq_sum.load(Relaxed),
             value_sq_sum: self.value_sq_sum.load(Relaxed),
             evals: self.evals.load(Relaxed),
-            weight_sum: self.weight_sum.load(Relaxed),
         }
     }
 
@@ -227,7 +213,6 @@ impl Node {
         self.score_sq_sum.store(s.score_sq_sum, Relaxed);
         self.value_sq_sum.store(s.value_sq_sum, Relaxed);
         self.evals.store(s.evals, Relaxed);
-        self.weight_sum.store(s.weight_sum, Relaxed);
     }
 
     /// Makes the node expanded with the `n` children from `first`.
@@ -235,12 +220,6 @@ impl Node {
         self.first_child.store(first, Relaxed);
         self.num_children.store(n as u16, Relaxed);
         self.state.store(EXPANDED, Release);
-    }
-
-    /// Copies the network's own evaluation of `other`'s position.
-    fn copy_nn(&self, other: &Node) {
-        self.nn_white.store(other.nn_white.load(Relaxed), Relaxed);
-        self.nn_lead.store(other.nn_lead.load(Relaxed), Relaxed);
     }
 }
 
@@ -381,7 +360,6 @@ impl Tree {
         let out = Tree::new(self.capacity());
         let limit = limit.clamp(1, out.nodes.len());
         out.node(ROOT).set_stats(&self.node(id).stats());
-        out.node(ROOT).copy_nn(self.node(id));
         out.node(ROOT)
             .mv
             .store(self.node(id).mv.load(Relaxed), Relaxed);
@@ -402,7 +380,6 @@ impl Tree {
                 let dst = out.node(first + i as u32);
                 dst.mv.store(src.mv.load(Relaxed), Relaxed);
                 dst.set_stats(&src.stats());
-                dst.copy_nn(src);
                 queue.push_back((c, first + i as u32));
             }
             out.node(new).set_children(first, n);
@@ -432,16 +409,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn means_are_weighted_and_descents_in_flight_count_as_losses() {
-        // Two evaluations: 0.9 weighing 3 and 0.1 weighing 1; leads 4 and -4.
+    fn means_and_descents_in_flight_count_as_losses() {
+        // Four evaluations: 0.9 three times and 0.1; leads 4 three times and -4.
         let s = Stats {
-            visits: 2,
-            evals: 2,
+            visits: 4,
+            evals: 4,
             value_sum: ((0.9 * 3.0 + 0.1) * VALUE_UNIT) as u64,
             value_sq_sum: ((0.81 * 3.0 + 0.01) * VALUE_UNIT) as u64,
             lead_sum: ((4.0 * 3.0 - 4.0) * LEAD_UNIT) as i64,
             score_sq_sum: ((16.0 * 3.0 + 16.0) * SCORE_SQ_UNIT) as u64,
-            weight_sum: (4.0 * WEIGHT_UNIT) as u64,
             ..Stats::default()
         };
         assert!((s.value() - 0.7).abs() < 1e-6, "{}", s.value());
@@ -449,10 +425,10 @@ mod tests {
         // sqrt(E[v^2] - E[v]^2) = sqrt(0.61 - 0.49); sqrt(16 - 4) for the score.
         assert!((s.value_stdev() - 0.12f64.sqrt()).abs() < 1e-6);
         assert!((s.score_stdev() - 12f64.sqrt()).abs() < 1e-6);
-        // A third descent on its way down: its visit counts, its value is not in yet.
-        let s = Stats { visits: 3, ..s };
-        assert!((s.value() - 0.7 * 2.0 / 3.0).abs() < 1e-6);
-        assert!((s.lead() - 2.0 * 2.0 / 3.0).abs() < 1e-6);
+        // A fifth descent on its way down: its visit counts, its value is not in yet.
+        let s = Stats { visits: 5, ..s };
+        assert!((s.value() - 0.7 * 4.0 / 5.0).abs() < 1e-6);
+        assert!((s.lead() - 2.0 * 4.0 / 5.0).abs() < 1e-6);
         // Nothing evaluated yet.
         let s = Stats {
             visits: 1,
