@@ -327,7 +327,7 @@ pub static KNOBS: &[Knob] = &[
     },
     Knob {
         key: "precision",
-        help: "the network's dense layers and 1x1 convolutions in fp32 (KataGo's outputs), bf16 (AVX-512 CPUs; emulated, as fast as fp32, without AVX512-BF16) or int8 (AVX512-VNNI CPUs, and AVX2 ones: AVX-VNNI's or AVX2's own instructions, on AVX2 the weights rounded to 7 bits; coarser than bf16); auto: bf16 where the CPU has AVX512-BF16, else int8 where it has AVX512-VNNI, else fp32",
+        help: "the network's dense layers and 1x1 convolutions in fp32 (KataGo's outputs), bf16 (AVX-512 CPUs; emulated, as fast as fp32, without AVX512-BF16) or int8 (AVX512-VNNI CPUs, AMX's tiles where the CPU has AMX-INT8, and AVX2 ones: AVX-VNNI's or AVX2's own instructions; coarser than bf16); auto: int8 where the CPU has AMX-INT8, else bf16 where it has AVX512-BF16, else int8 where it has AVX512-VNNI, else fp32",
         range: "auto|fp32|bf16|int8",
         get: |s| s.precision.name().to_string(),
         set: |s, v| {

@@ -55,9 +55,8 @@ pub struct Settings {
     /// it; the move generator does not use it yet.
     pub network: Option<Network>,
     /// The network's dense layers and 1x1 convolutions: fp32, bf16 or int8 (`--set
-    /// precision=auto|fp32|bf16|int8`; auto is bf16 where the CPU has AVX512-BF16, else
-    /// int8 where it has AVX512-VNNI; bf16 runs emulated on other AVX-512 CPUs, int8 on any
-    /// with AVX2 when asked for).
+    /// precision=auto|fp32|bf16|int8`; auto is `nn::service::auto`'s choice for the CPU;
+    /// bf16 runs emulated on other AVX-512 CPUs, int8 on any with AVX2 when asked for).
     pub precision: crate::nn::Precision,
 }
 

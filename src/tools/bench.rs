@@ -114,8 +114,8 @@ pub struct BenchArgs {
     /// of layer (milliseconds a pass and shares of the pass).
     #[arg(long, requires = "nn", conflicts_with = "in_search")]
     pub profile: bool,
-    /// With --nn: the dense layers in fp32 (KataGo's outputs) or bf16 (on AVX-512 CPUs,
-    /// emulated without AVX512-BF16); auto is bf16 where the CPU has AVX512-BF16. The
+    /// With --nn: the dense layers in fp32 (KataGo's outputs), bf16 (on AVX-512 CPUs,
+    /// emulated without AVX512-BF16) or int8; auto is the plan's choice for the CPU. The
     /// output line says which precision and kernels ran.
     #[arg(long, default_value = "auto", requires = "nn", value_parser = ["auto", "fp32", "bf16", "int8"])]
     pub precision: String,
